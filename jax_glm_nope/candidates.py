@@ -1,0 +1,82 @@
+"""Candidate columns on the JAX side (SPEC 5): padding, hole masking, slot mapping.
+
+GLM's indexer returns, per query token, ``[expanded pool groups | tail | -1 ...]``:
+512 selected pools of 4 tokens (runs of four -1 where a pool is missing) followed by
+the 0-3 tokens of the incomplete tail pool, 2051 columns in all. Kernels want the
+width rounded to 128 (2176) and a per-token length that keeps the valid tail even
+after holes; nothing here compacts columns, so shapes stay static.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from . import validate
+
+COLUMN_MULTIPLE = 128  # 2051 -> 2176 = 17 x 128
+
+
+def default_width(num_candidates: int) -> int:
+    return -(-num_candidates // COLUMN_MULTIPLE) * COLUMN_MULTIPLE
+
+
+def pad_candidates(indices: jax.Array, width: int | None = None) -> tuple[jax.Array, jax.Array]:
+    """``indices [T, C]`` int32 -> ``(padded [T, W] int32, topk_lens [T] int32)``.
+
+    ``W`` defaults to C rounded up to a multiple of 128; new columns are -1. Valid
+    (non-negative) entries keep their columns. ``topk_lens[t]`` is one past the last
+    column of row ``t`` holding a non-negative index (0 if none), so a valid tail
+    after runs of -1 stays inside the length.
+    """
+    validate.check_dtype(indices, "indices", (jnp.int32,))
+    validate.check_rank(indices, "indices", (2,), "[T, C]")
+    num_candidates = int(indices.shape[1])
+    if width is None:
+        width = max(default_width(num_candidates), COLUMN_MULTIPLE)
+    width = validate.check_static_int(width, "width", 1)
+    if width < num_candidates:
+        raise ValueError(
+            f"width: expected at least C={num_candidates} columns (padding never drops "
+            f"candidates), got {width}"
+        )
+    indices = jnp.asarray(indices)
+    padded = jnp.pad(indices, ((0, 0), (0, width - num_candidates)), constant_values=-1)
+    column = jnp.arange(1, num_candidates + 1, dtype=jnp.int32)
+    topk_lens = jnp.max(jnp.where(indices >= 0, column[None, :], 0), axis=1, initial=0)
+    return padded, topk_lens.astype(jnp.int32)
+
+
+def mask_holes(indices: jax.Array, num_slots: int) -> jax.Array:
+    """Every entry outside ``[0, num_slots)`` becomes -1."""
+    validate.check_dtype(indices, "indices", (jnp.int32,))
+    num_slots = validate.check_static_int(num_slots, "num_slots", 1)
+    indices = jnp.asarray(indices)
+    return jnp.where((indices >= 0) & (indices < num_slots), indices, -1)
+
+
+def to_slots(local_positions: jax.Array, req_to_token: jax.Array, token_req: jax.Array) -> jax.Array:
+    """Request-local token positions ``[T, C]`` -> global slots ``[T, C]``, keeping -1.
+
+    ``req_to_token [R, L]`` maps (request, position) to a slot (a page table expanded
+    to tokens); ``token_req [T]`` names each query token's request. Negative or
+    out-of-range positions and requests give -1.
+    """
+    validate.check_dtype(local_positions, "local_positions", (jnp.int32,))
+    validate.check_rank(local_positions, "local_positions", (2,), "[T, C]")
+    validate.check_dtype(req_to_token, "req_to_token", (jnp.int32,))
+    validate.check_rank(req_to_token, "req_to_token", (2,), "[R, L]")
+    validate.check_dtype(token_req, "token_req", (jnp.int32,))
+    num_tokens = int(local_positions.shape[0])
+    if tuple(token_req.shape) != (num_tokens,):
+        raise ValueError(
+            f"token_req: expected shape ({num_tokens},) (T of local_positions), got {tuple(token_req.shape)}"
+        )
+    num_requests, max_len = (int(d) for d in req_to_token.shape)
+    if num_requests < 1 or max_len < 1:
+        raise ValueError(f"req_to_token: expected a non-empty [R, L] table, got shape {tuple(req_to_token.shape)}")
+    positions = jnp.asarray(local_positions)
+    requests = jnp.asarray(token_req)[:, None]
+    valid = (positions >= 0) & (positions < max_len) & (requests >= 0) & (requests < num_requests)
+    slots = jnp.asarray(req_to_token)[jnp.where(valid, requests, 0), jnp.where(valid, positions, 0)]
+    return jnp.where(valid & (slots >= 0), slots, -1)  # unallocated table entries too

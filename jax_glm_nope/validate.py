@@ -1,0 +1,145 @@
+"""The validating boundary (SPEC 7).
+
+Every public function calls these before anything else. They run at trace time
+(shapes and dtypes are static), raise ``TypeError`` for a wrong kind or dtype and
+``ValueError`` for a wrong shape or value, and name the argument, what was expected
+and what was given. Nothing below this module re-validates.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import layout
+from .layout import HEAD_DIM, RowFormat
+
+MAX_TOKENS = 65536  # T limit of sparse_mla
+MAX_HEADS = 128
+
+
+def _array(x, name: str):
+    if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+        raise TypeError(f"{name}: expected an array (jax.Array or numpy.ndarray), got {type(x).__name__}")
+    return x
+
+
+def _dtype_name(x) -> str:
+    return np.dtype(x.dtype).name
+
+
+def check_dtype(x, name: str, allowed: tuple) -> None:
+    _array(x, name)
+    if np.dtype(x.dtype) not in [np.dtype(d) for d in allowed]:
+        wanted = " or ".join(np.dtype(d).name for d in allowed)
+        raise TypeError(f"{name}: expected dtype {wanted}, got {_dtype_name(x)}")
+
+
+def check_rank(x, name: str, ranks: tuple[int, ...], meaning: str) -> None:
+    if x.ndim not in ranks:
+        raise ValueError(f"{name}: expected shape {meaning}, got shape {tuple(x.shape)}")
+
+
+def check_pool(pool, name: str = "pool") -> tuple[int, RowFormat]:
+    """A 2-D ``[num_slots, row_bytes]`` or 3-D ``[pages, page_size, row_bytes]`` uint8 pool.
+
+    Returns ``(num_slots, fmt)``.
+    """
+    check_dtype(pool, name, (jnp.uint8,))
+    check_rank(pool, name, (2, 3), "[num_slots, row_bytes] or [num_pages, page_size, row_bytes]")
+    try:
+        fmt = layout.row_format(int(pool.shape[-1]))
+    except ValueError as err:
+        raise ValueError(f"{name}: {err} (last axis of shape {tuple(pool.shape)})") from None
+    num_slots = int(np.prod(pool.shape[:-1]))
+    if num_slots < 1:
+        raise ValueError(f"{name}: expected at least one slot, got shape {tuple(pool.shape)}")
+    if num_slots >= 2**31:
+        raise ValueError(f"{name}: at most 2**31 - 1 slots (int32 slot ids), got {num_slots}")
+    return num_slots, fmt
+
+
+def check_q(q) -> tuple[int, int]:
+    check_dtype(q, "q", (jnp.bfloat16,))
+    check_rank(q, "q", (3,), f"[T, H, {HEAD_DIM}]")
+    num_tokens, num_heads, head_dim = (int(d) for d in q.shape)
+    if head_dim != HEAD_DIM:
+        raise ValueError(f"q: expected head dim {HEAD_DIM} (last axis), got shape {tuple(q.shape)}")
+    if not 1 <= num_heads <= MAX_HEADS:
+        raise ValueError(f"q: expected 1 <= H <= {MAX_HEADS} heads (axis 1), got H={num_heads}")
+    if num_tokens > MAX_TOKENS:
+        raise ValueError(f"q: expected at most {MAX_TOKENS} tokens (axis 0), got T={num_tokens}")
+    return num_tokens, num_heads
+
+
+def check_indices(indices, num_tokens: int, name: str = "indices") -> int:
+    check_dtype(indices, name, (jnp.int32,))
+    check_rank(indices, name, (2,), "[T, K]")
+    if int(indices.shape[0]) != num_tokens:
+        raise ValueError(
+            f"{name}: expected {num_tokens} rows (T of q), got shape {tuple(indices.shape)}"
+        )
+    num_candidates = int(indices.shape[1])
+    if num_candidates < 1:
+        raise ValueError(f"{name}: expected K >= 1 candidates (axis 1), got K={num_candidates}")
+    return num_candidates
+
+
+def check_topk_lens(topk_lens, num_tokens: int) -> None:
+    check_dtype(topk_lens, "topk_lens", (jnp.int32,))
+    if tuple(topk_lens.shape) != (num_tokens,):
+        raise ValueError(f"topk_lens: expected shape ({num_tokens},) (T of q), got {tuple(topk_lens.shape)}")
+
+
+def check_sm_scale(sm_scale) -> float:
+    if isinstance(sm_scale, bool) or not isinstance(sm_scale, numbers.Real):
+        raise TypeError(f"sm_scale: expected a Python float, got {type(sm_scale).__name__}")
+    value = float(sm_scale)
+    if not np.isfinite(value):
+        raise ValueError(f"sm_scale: expected a finite float, got {value}")
+    return value
+
+
+def check_latent(latent, name: str = "latent") -> int:
+    check_dtype(latent, name, (jnp.bfloat16, jnp.float16, jnp.float32))
+    check_rank(latent, name, (2,), f"[T, {HEAD_DIM}]")
+    if int(latent.shape[1]) != HEAD_DIM:
+        raise ValueError(f"{name}: expected {HEAD_DIM} values per row (axis 1), got shape {tuple(latent.shape)}")
+    return int(latent.shape[0])
+
+
+def check_slots(slots, num_tokens: int, name: str = "slots") -> None:
+    check_dtype(slots, name, (jnp.int32,))
+    if tuple(slots.shape) != (num_tokens,):
+        raise ValueError(f"{name}: expected shape ({num_tokens},) (one slot per latent row), got {tuple(slots.shape)}")
+
+
+def check_format(fmt, name: str = "fmt") -> RowFormat:
+    if isinstance(fmt, RowFormat):
+        return fmt
+    if isinstance(fmt, numbers.Integral) and not isinstance(fmt, bool):
+        try:
+            return layout.row_format(int(fmt))
+        except ValueError as err:
+            raise ValueError(f"{name}: {err}") from None
+    raise TypeError(f"{name}: expected a RowFormat (COMPACT or PADDED) or 528/656, got {fmt!r}")
+
+
+def check_rows(rows, name: str = "rows") -> RowFormat:
+    check_dtype(rows, name, (jnp.uint8,))
+    if rows.ndim < 1:
+        raise ValueError(f"{name}: expected shape [..., row_bytes], got a scalar")
+    try:
+        return layout.row_format(int(rows.shape[-1]))
+    except ValueError as err:
+        raise ValueError(f"{name}: {err} (last axis of shape {tuple(rows.shape)})") from None
+
+
+def check_static_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected a Python int, got {type(value).__name__}")
+    if int(value) < minimum:
+        raise ValueError(f"{name}: expected an int >= {minimum}, got {value}")
+    return int(value)
