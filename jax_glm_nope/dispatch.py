@@ -25,11 +25,13 @@ def backend_module(name: str):
     """The backend's module, or ``None`` when this build does not ship it."""
     module_name = BACKEND_MODULES[name]
     try:
-        return importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
         if err.name == module_name:
             return None
         raise
+    # A bare directory imports as a namespace package: not a backend.
+    return module if getattr(module, "__file__", None) else None
 
 
 def unavailable_reason(name: str, platform: str, *, interpret: bool = False) -> str | None:
