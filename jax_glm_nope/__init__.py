@@ -2,8 +2,8 @@
 
 from .api import dequantize, quantize, repack, sparse_mla, write_kv
 from .candidates import mask_holes, pad_candidates, to_slots
-from .planner import capacity
 from .layout import COMPACT, PADDED, RowFormat, row_format
+from .planner import capacity
 
 __version__ = "0.1.0"
 

@@ -74,7 +74,9 @@ def to_slots(local_positions: jax.Array, req_to_token: jax.Array, token_req: jax
         )
     num_requests, max_len = (int(d) for d in req_to_token.shape)
     if num_requests < 1 or max_len < 1:
-        raise ValueError(f"req_to_token: expected a non-empty [R, L] table, got shape {tuple(req_to_token.shape)}")
+        raise ValueError(
+            f"req_to_token: expected a non-empty [R, L] table, got shape {tuple(req_to_token.shape)}"
+        )
     positions = jnp.asarray(local_positions)
     requests = jnp.asarray(token_req)[:, None]
     valid = (positions >= 0) & (positions < max_len) & (requests >= 0) & (requests < num_requests)

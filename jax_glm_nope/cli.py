@@ -9,8 +9,8 @@ import json
 import platform
 import sys
 
-from . import planner as capacity_mod
 from . import dispatch
+from . import planner as capacity_mod
 
 
 def _capacity(args) -> int:
@@ -19,22 +19,40 @@ def _capacity(args) -> int:
     )
     model = capacity_mod.GLM53_FLASH
     if args.json:
-        print(json.dumps({
-            "model": model.name, "memory": args.memory, "tp": args.tp,
-            "heads_per_device": model.num_heads // args.tp, "page_size": args.page_size,
-            "context": args.context, "rows": [dataclasses.asdict(r) for r in rows],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "model": model.name,
+                    "memory": args.memory,
+                    "tp": args.tp,
+                    "heads_per_device": model.num_heads // args.tp,
+                    "page_size": args.page_size,
+                    "context": args.context,
+                    "rows": [dataclasses.asdict(r) for r in rows],
+                },
+                indent=2,
+            )
+        )
         return 0
-    print(f"{model.name}: {model.cached_layers} cached layers ({model.sparse_mla_layers} sparse-MLA + "
-          f"{model.mtp_layers} MTP), indexer {model.indexer_bytes_per_token:g} B/token/layer")
-    print(f"KV budget {args.memory} per device, TP {args.tp} ({model.num_heads // args.tp} heads/device; "
-          f"the latent cache is replicated across TP ranks), pages of {args.page_size}, context {args.context}")
-    header = f"{'cache':<12} {'row B':>6} {'B/token':>9} {'pages':>11} {'tokens':>13} {'requests':>9} {'vs 656':>7}"
+    print(
+        f"{model.name}: {model.cached_layers} cached layers ({model.sparse_mla_layers} sparse-MLA + "
+        f"{model.mtp_layers} MTP), indexer {model.indexer_bytes_per_token:g} B/token/layer"
+    )
+    print(
+        f"KV budget {args.memory} per device, TP {args.tp} ({model.num_heads // args.tp} heads/device; "
+        f"the latent cache is replicated across TP ranks), pages of {args.page_size}, context {args.context}"
+    )
+    header = (
+        f"{'cache':<12} {'row B':>6} {'B/token':>9} {'pages':>11} "
+        f"{'tokens':>13} {'requests':>9} {'vs 656':>7}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r.cache:<12} {r.row_bytes:>6} {r.bytes_per_token:>9.0f} {r.pages:>11,} "
-              f"{r.cached_tokens:>13,} {r.requests:>9,} {r.vs_padded:>6.3f}x")
+        print(
+            f"{r.cache:<12} {r.row_bytes:>6} {r.bytes_per_token:>9.0f} {r.pages:>11,} "
+            f"{r.cached_tokens:>13,} {r.requests:>9,} {r.vs_padded:>6.3f}x"
+        )
     return 0
 
 

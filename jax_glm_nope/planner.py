@@ -85,7 +85,12 @@ def capacity(
     tokens hold every cached layer's rows; a request of ``context`` tokens takes
     ``ceil(context / page_size)`` pages.
     """
-    for value, name, minimum in ((memory_bytes, "memory_bytes", 1), (page_size, "page_size", 1), (context, "context", 1), (tp, "tp", 1)):
+    for value, name, minimum in (
+        (memory_bytes, "memory_bytes", 1),
+        (page_size, "page_size", 1),
+        (context, "context", 1),
+        (tp, "tp", 1),
+    ):
         if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
     if model.num_heads % tp:

@@ -78,9 +78,7 @@ def check_indices(indices, num_tokens: int, name: str = "indices") -> int:
     check_dtype(indices, name, (jnp.int32,))
     check_rank(indices, name, (2,), "[T, K]")
     if int(indices.shape[0]) != num_tokens:
-        raise ValueError(
-            f"{name}: expected {num_tokens} rows (T of q), got shape {tuple(indices.shape)}"
-        )
+        raise ValueError(f"{name}: expected {num_tokens} rows (T of q), got shape {tuple(indices.shape)}")
     num_candidates = int(indices.shape[1])
     if num_candidates < 1:
         raise ValueError(f"{name}: expected K >= 1 candidates (axis 1), got K={num_candidates}")
@@ -106,14 +104,18 @@ def check_latent(latent, name: str = "latent") -> int:
     check_dtype(latent, name, (jnp.bfloat16, jnp.float16, jnp.float32))
     check_rank(latent, name, (2,), f"[T, {HEAD_DIM}]")
     if int(latent.shape[1]) != HEAD_DIM:
-        raise ValueError(f"{name}: expected {HEAD_DIM} values per row (axis 1), got shape {tuple(latent.shape)}")
+        raise ValueError(
+            f"{name}: expected {HEAD_DIM} values per row (axis 1), got shape {tuple(latent.shape)}"
+        )
     return int(latent.shape[0])
 
 
 def check_slots(slots, num_tokens: int, name: str = "slots") -> None:
     check_dtype(slots, name, (jnp.int32,))
     if tuple(slots.shape) != (num_tokens,):
-        raise ValueError(f"{name}: expected shape ({num_tokens},) (one slot per latent row), got {tuple(slots.shape)}")
+        raise ValueError(
+            f"{name}: expected shape ({num_tokens},) (one slot per latent row), got {tuple(slots.shape)}"
+        )
 
 
 def check_format(fmt, name: str = "fmt") -> RowFormat:

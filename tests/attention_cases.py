@@ -27,8 +27,17 @@ class Case:
         return np.asarray(self.pool).reshape(-1, self.pool.shape[-1])
 
 
-def make_case(seed, num_tokens, num_heads, num_candidates, *, num_slots=300, fmt=jgn.COMPACT,
-              page_size=None, with_lens=False):
+def make_case(
+    seed,
+    num_tokens,
+    num_heads,
+    num_candidates,
+    *,
+    num_slots=300,
+    fmt=jgn.COMPACT,
+    page_size=None,
+    with_lens=False,
+):
     rng = np.random.default_rng(seed)
     indices = hostile_indices(rng, num_tokens, num_candidates, num_slots)
     topk_lens = None

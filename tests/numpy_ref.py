@@ -80,7 +80,7 @@ def hostile_pool(rng, num_slots, fmt, referenced):
     poison = np.ones(num_slots, bool)
     poison[np.asarray(sorted(set(int(i) for i in referenced if 0 <= i < num_slots)), dtype=np.int64)] = False
     nan_row = np.zeros(fmt.bytes_per_token, np.uint8)
-    nan_row[: HEAD_DIM] = 0x7F  # e4m3fn NaN codes
+    nan_row[:HEAD_DIM] = 0x7F  # e4m3fn NaN codes
     nan_row[layout.COMPACT.scales_offset : layout.COMPACT.scales_end] = np.array(
         [np.inf, np.nan, -np.inf, np.nan], "<f4"
     ).view(np.uint8)

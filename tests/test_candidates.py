@@ -69,12 +69,16 @@ def test_pad_candidates_default_widths():
 
 def test_mask_holes():
     idx = jnp.asarray([[0, 5, 9, 10, -1, -5, 2**31 - 1]], jnp.int32)
-    assert np.asarray(jax.jit(jgn.mask_holes, static_argnums=1)(idx, 10)).tolist() == [[0, 5, 9, -1, -1, -1, -1]]
+    assert np.asarray(jax.jit(jgn.mask_holes, static_argnums=1)(idx, 10)).tolist() == [
+        [0, 5, 9, -1, -1, -1, -1]
+    ]
 
 
 def test_to_slots_maps_positions_through_the_page_table():
     req_to_token = np.array([[100, 101, 102, -1], [200, 201, 202, 203]], np.int32)
     positions = np.array([[0, 2, -1, 3], [3, 0, 4, -1], [1, 1, 0, 2]], np.int32)
     token_req = np.array([0, 1, 5], np.int32)  # request 5 does not exist
-    got = np.asarray(jax.jit(jgn.to_slots)(jnp.asarray(positions), jnp.asarray(req_to_token), jnp.asarray(token_req)))
+    got = np.asarray(
+        jax.jit(jgn.to_slots)(jnp.asarray(positions), jnp.asarray(req_to_token), jnp.asarray(token_req))
+    )
     assert got.tolist() == [[100, 102, -1, -1], [203, 200, -1, -1], [-1, -1, -1, -1]]

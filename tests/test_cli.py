@@ -31,17 +31,30 @@ def test_page_rounding_counts_whole_pages():
     assert compact.pages == 10 and compact.requests == 5
 
 
-@pytest.mark.parametrize("text, value", [("80GiB", 80 * 2**30), ("141GB", 141 * 10**9), ("512MiB", 2**29), ("1000", 1000), ("1.5TiB", int(1.5 * 2**40))])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("80GiB", 80 * 2**30),
+        ("141GB", 141 * 10**9),
+        ("512MiB", 2**29),
+        ("1000", 1000),
+        ("1.5TiB", int(1.5 * 2**40)),
+    ],
+)
 def test_parse_bytes(text, value):
     assert planner.parse_bytes(text) == value
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "jax_glm_nope.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "jax_glm_nope.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_capacity_json_matches_library():
-    done = run_cli("capacity", "--memory", "80GiB", "--tp", "8", "--page-size", "64", "--context", "131072", "--json")
+    done = run_cli(
+        "capacity", "--memory", "80GiB", "--tp", "8", "--page-size", "64", "--context", "131072", "--json"
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["heads_per_device"] == 8

@@ -31,7 +31,11 @@ def call(**kw):
         (dict(pool=jnp.zeros((16, 512), jnp.uint8)), ValueError, "pool: row_bytes: expected one of"),
         (dict(pool=jnp.zeros((528,), jnp.uint8)), ValueError, "pool: expected shape"),
         (dict(pool=jnp.zeros((0, 528), jnp.uint8)), ValueError, "pool: expected at least one slot"),
-        (dict(indices=IDX.astype(jnp.int64) if jax.config.jax_enable_x64 else IDX.astype(jnp.int16)), TypeError, "indices: expected dtype int32"),
+        (
+            dict(indices=IDX.astype(jnp.int64) if jax.config.jax_enable_x64 else IDX.astype(jnp.int16)),
+            TypeError,
+            "indices: expected dtype int32",
+        ),
         (dict(indices=jnp.zeros((3, 4), jnp.int32)), ValueError, r"indices: expected 2 rows \(T of q\)"),
         (dict(indices=jnp.zeros((2, 0), jnp.int32)), ValueError, "indices: expected K >= 1"),
         (dict(indices=jnp.zeros((2,), jnp.int32)), ValueError, r"indices: expected shape \[T, K\]"),
@@ -41,7 +45,11 @@ def call(**kw):
         (dict(topk_lens=jnp.zeros((3,), jnp.int32)), ValueError, r"topk_lens: expected shape \(2,\)"),
         (dict(topk_lens=jnp.zeros((2,), jnp.float32)), TypeError, "topk_lens: expected dtype int32"),
         (dict(backend="cuda"), ValueError, "backend: expected one of"),
-        (dict(backend="reference", interpret=True), ValueError, "interpret: only valid with backend='pallas'"),
+        (
+            dict(backend="reference", interpret=True),
+            ValueError,
+            "interpret: only valid with backend='pallas'",
+        ),
     ],
 )
 def test_sparse_mla_rejects(kw, err, pattern):
@@ -81,18 +89,70 @@ def test_unavailable_backend_names_the_reason():
         (lambda: jgn.dequantize(jnp.zeros((2, 528), jnp.float32)), TypeError, "rows: expected dtype uint8"),
         (lambda: jgn.repack(jnp.zeros((2, 600), jnp.uint8), 528), ValueError, "pool: row_bytes"),
         (lambda: jgn.repack(POOL, 700), ValueError, "fmt: row_bytes"),
-        (lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((3,), jnp.int32)), ValueError, r"slots: expected shape \(2,\)"),
-        (lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.float32)), TypeError, "slots: expected dtype int32"),
-        (lambda: jgn.write_kv(POOL, jnp.zeros((2, 256)), jnp.zeros((2,), jnp.int32)), ValueError, "latent: expected 512"),
-        (lambda: jgn.write_kv(POOL.astype(jnp.int8), jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32)), TypeError, "pool: expected dtype uint8"),
-        (lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32), backend="cuda"), ValueError, "backend: expected one of"),
-        (lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.float32)), TypeError, "indices: expected dtype int32"),
-        (lambda: jgn.pad_candidates(jnp.zeros((8,), jnp.int32)), ValueError, r"indices: expected shape \[T, C\]"),
-        (lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.int32), 4), ValueError, "width: expected at least C=8"),
-        (lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.int32), 8.0), TypeError, "width: expected a Python int"),
-        (lambda: jgn.mask_holes(jnp.zeros((2, 8), jnp.int32), 0), ValueError, "num_slots: expected an int >= 1"),
-        (lambda: jgn.to_slots(jnp.zeros((2, 8), jnp.int32), jnp.zeros((1, 4), jnp.int32), jnp.zeros((3,), jnp.int32)), ValueError, r"token_req: expected shape \(2,\)"),
-        (lambda: jgn.to_slots(jnp.zeros((2, 8), jnp.int32), jnp.zeros((4,), jnp.int32), jnp.zeros((2,), jnp.int32)), ValueError, r"req_to_token: expected shape \[R, L\]"),
+        (
+            lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((3,), jnp.int32)),
+            ValueError,
+            r"slots: expected shape \(2,\)",
+        ),
+        (
+            lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.float32)),
+            TypeError,
+            "slots: expected dtype int32",
+        ),
+        (
+            lambda: jgn.write_kv(POOL, jnp.zeros((2, 256)), jnp.zeros((2,), jnp.int32)),
+            ValueError,
+            "latent: expected 512",
+        ),
+        (
+            lambda: jgn.write_kv(POOL.astype(jnp.int8), jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32)),
+            TypeError,
+            "pool: expected dtype uint8",
+        ),
+        (
+            lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32), backend="cuda"),
+            ValueError,
+            "backend: expected one of",
+        ),
+        (
+            lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.float32)),
+            TypeError,
+            "indices: expected dtype int32",
+        ),
+        (
+            lambda: jgn.pad_candidates(jnp.zeros((8,), jnp.int32)),
+            ValueError,
+            r"indices: expected shape \[T, C\]",
+        ),
+        (
+            lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.int32), 4),
+            ValueError,
+            "width: expected at least C=8",
+        ),
+        (
+            lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.int32), 8.0),
+            TypeError,
+            "width: expected a Python int",
+        ),
+        (
+            lambda: jgn.mask_holes(jnp.zeros((2, 8), jnp.int32), 0),
+            ValueError,
+            "num_slots: expected an int >= 1",
+        ),
+        (
+            lambda: jgn.to_slots(
+                jnp.zeros((2, 8), jnp.int32), jnp.zeros((1, 4), jnp.int32), jnp.zeros((3,), jnp.int32)
+            ),
+            ValueError,
+            r"token_req: expected shape \(2,\)",
+        ),
+        (
+            lambda: jgn.to_slots(
+                jnp.zeros((2, 8), jnp.int32), jnp.zeros((4,), jnp.int32), jnp.zeros((2,), jnp.int32)
+            ),
+            ValueError,
+            r"req_to_token: expected shape \[R, L\]",
+        ),
         (lambda: jgn.capacity(80 << 30, tp=3), ValueError, "tp: expected a divisor"),
         (lambda: jgn.capacity(0), ValueError, "memory_bytes"),
     ],

@@ -56,7 +56,9 @@ def test_quantize_matches_numpy_bit_for_bit(seed, rows, scales, padded, spike):
     # dequantize: e4m3 value times the fp32 scale, rounded to fp32 like numpy does
     codes = got[:, :512].copy().view(ml_dtypes.float8_e4m3fn).astype(np.float32)
     scales32 = got[:, 512:528].copy().view("<f4")
-    np.testing.assert_array_equal(values, (codes.reshape(rows, 4, 128) * scales32[:, :, None]).reshape(rows, 512))
+    np.testing.assert_array_equal(
+        values, (codes.reshape(rows, 4, 128) * scales32[:, :, None]).reshape(rows, 512)
+    )
 
 
 def test_quantize_bf16_input_and_error_bound():

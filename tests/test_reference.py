@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from attention_cases import Case, assert_matches_reference, make_case
-from numpy_ref import hostile_indices, hostile_pool
 from jax.sharding import PartitionSpec as P
+from numpy_ref import hostile_indices, hostile_pool
 
 import jax_glm_nope as jgn
 
@@ -18,17 +18,23 @@ CASES = {
     "glm_width_656": dict(num_tokens=6, num_heads=24, num_candidates=2051, fmt=jgn.PADDED),
     "paged_odd": dict(num_tokens=13, num_heads=3, num_candidates=37, page_size=7),
     "topk_lens": dict(num_tokens=12, num_heads=16, num_candidates=200, with_lens=True),
-    "paged_656_lens": dict(num_tokens=6, num_heads=2, num_candidates=129, page_size=64, fmt=jgn.PADDED, with_lens=True),
+    "paged_656_lens": dict(
+        num_tokens=6, num_heads=2, num_candidates=129, page_size=64, fmt=jgn.PADDED, with_lens=True
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_reference_matches_numpy(name):
     case = make_case(sorted(CASES).index(name), **CASES[name])
-    out, lse = jgn.sparse_mla(case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference")
+    out, lse = jgn.sparse_mla(
+        case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference"
+    )
     assert out.dtype == jnp.bfloat16 and lse.dtype == jnp.float32
     assert_matches_reference(out, lse, case)
-    again = jgn.sparse_mla(case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference")
+    again = jgn.sparse_mla(
+        case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference"
+    )
     np.testing.assert_array_equal(np.asarray(again[0]), np.asarray(out))  # bitwise deterministic
     np.testing.assert_array_equal(np.asarray(again[1]), np.asarray(lse))
 
@@ -54,14 +60,16 @@ def test_jit_vmap_shard_map_equal_plain_call():
     case = make_case(3, 8, 16, 96, with_lens=True)
     plain = _call(case)(case.q, case.pool, case.indices, topk_lens=case.topk_lens)
     jitted = jax.jit(_call(case))(case.q, case.pool, case.indices, topk_lens=case.topk_lens)
-    for a, b in zip(plain, jitted):
+    for a, b in zip(plain, jitted, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
     # vmap over a leading batch axis: two halves of the tokens as a batch of 2
     def one(q, idx, lens):
         return jgn.sparse_mla(q, case.pool, idx, case.sm_scale, lens, backend="reference")
 
-    batched = jax.vmap(one)(case.q.reshape(2, 4, 16, 512), case.indices.reshape(2, 4, -1), case.topk_lens.reshape(2, 4))
+    batched = jax.vmap(one)(
+        case.q.reshape(2, 4, 16, 512), case.indices.reshape(2, 4, -1), case.topk_lens.reshape(2, 4)
+    )
     np.testing.assert_array_equal(np.asarray(batched[0]).reshape(8, 16, 512), np.asarray(plain[0]))
     np.testing.assert_array_equal(np.asarray(batched[1]).reshape(8, 16), np.asarray(plain[1]))
 
@@ -94,7 +102,9 @@ def test_prefill_4096_by_2176_in_bounded_memory():
     indices = rng.integers(-64, num_slots + 64, (num_tokens, width)).astype(np.int32)
     indices[:12] = hostile_indices(rng, 12, width, num_slots)
     case = Case(
-        q=jnp.asarray(rng.standard_normal((num_tokens, 2, 512)).astype(np.float32) * 0.5).astype(jnp.bfloat16),
+        q=jnp.asarray(rng.standard_normal((num_tokens, 2, 512)).astype(np.float32) * 0.5).astype(
+            jnp.bfloat16
+        ),
         pool=jnp.asarray(hostile_pool(rng, num_slots, jgn.COMPACT, indices.ravel())),
         indices=jnp.asarray(indices),
         topk_lens=None,

@@ -48,7 +48,9 @@ def test_write_kv_in_place_when_pool_donated():
     out = step(pool, latent, slots)
     assert pool.is_deleted()  # donated
     assert out.unsafe_buffer_pointer() == before  # same buffer, updated in place
-    np.testing.assert_array_equal(np.asarray(out).reshape(-1, 656)[700], np_quantize(np.asarray(latent), jgn.PADDED)[1])
+    np.testing.assert_array_equal(
+        np.asarray(out).reshape(-1, 656)[700], np_quantize(np.asarray(latent), jgn.PADDED)[1]
+    )
 
 
 def test_write_kv_auto_on_cpu_is_the_scatter():
