@@ -90,7 +90,8 @@ def _write_backend(requested: str) -> str:
     reason = (
         "the FFI bridge is not built yet in this version of jax_glm_nope"
         if bridge is None
-        else bridge.write_kv_unavailable_reason(platform)
+        # "auto" never starts a compile: it takes the kernel only when it is built.
+        else bridge.write_kv_unavailable_reason(platform, allow_build=requested == "ffi")
     )
     if requested == "ffi" and reason is not None:
         raise ValueError(f"backend='ffi' cannot run on platform {platform!r}: {reason}")

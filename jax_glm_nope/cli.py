@@ -110,7 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=text, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
         p.set_defaults(func=_delegate(module, name))
-    args = parser.parse_args(argv)
+    # The delegated commands take their own options, which argparse's REMAINDER does
+    # not forward when they start with "-": collect them as unknown arguments instead.
+    args, extra = parser.parse_known_args(argv)
+    if extra and not hasattr(args, "rest"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if hasattr(args, "rest"):
+        args.rest = args.rest + extra
     try:
         return args.func(args)
     except ValueError as err:

@@ -8,8 +8,8 @@ The library holds two kinds of translation units (``ffi/``):
 - generic units (``kv_rows.cu``): the KV-row write and dequantize kernels, compiled
   for every architecture of the list plus PTX.
 
-A build is keyed by the hash of the ``ffi/`` sources, the architecture list, the
-jax version, the FlashInfer header hash and the nvcc version, and lands in
+A build is keyed by the hash of the ``ffi/`` sources and of this recipe, the
+architecture list, the jax version, the FlashInfer header hash and the nvcc version, and lands in
 ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``). Nothing here runs
 at import time. Environment variables:
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -51,6 +52,7 @@ PTX_ARCH = "compute_90"  # generic units also carry PTX, JIT-compiled on newer G
 GLM_SOURCES = ("glm_decode.cu", "glm_prefill.cu")
 GENERIC_SOURCES = ("kv_rows.cu",)
 LIBRARY_NAME = "libjax_glm_nope_ffi.so"
+DEFAULT_NVCC = "/usr/local/cuda/bin/nvcc"
 
 _INSTALL_FFI = f"pip install 'jax-glm-nope[ffi]' (which pins {FLASHINFER_REQUIREMENT})"
 
@@ -60,11 +62,14 @@ class BuildError(RuntimeError):
 
 
 def ffi_source_dir() -> pathlib.Path:
-    """The ``ffi/`` folder of the checkout (``JAX_GLM_NOPE_FFI_SOURCES`` overrides)."""
+    """The C++/CUDA sources: ``JAX_GLM_NOPE_FFI_SOURCES``, else the checkout's ``ffi/``
+    (source tree, editable install), else the copy a wheel ships as ``jax_glm_nope/_ffi``."""
     override = os.environ.get("JAX_GLM_NOPE_FFI_SOURCES")
     if override:
         return pathlib.Path(override)
-    return pathlib.Path(__file__).resolve().parents[2] / "ffi"
+    package = pathlib.Path(__file__).resolve().parents[1]
+    checkout = package.parent / "ffi"
+    return checkout if checkout.is_dir() else package / "_ffi"
 
 
 def cache_dir() -> pathlib.Path:
@@ -88,7 +93,7 @@ def find_nvcc() -> str:
     cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     if cuda_home:
         candidates.append(os.path.join(cuda_home, "bin", "nvcc"))
-    candidates += [shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"]
+    candidates += [shutil.which("nvcc"), DEFAULT_NVCC]
     for candidate in candidates:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
@@ -184,6 +189,7 @@ def _source_hash(sources: pathlib.Path) -> str:
     return digest.hexdigest()
 
 
+@functools.cache
 def _nvcc_version(nvcc: str) -> str:
     out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False).stdout
     match = re.search(r"release ([0-9.]+)", out)
@@ -199,14 +205,33 @@ def _validate_archs(archs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(archs))
 
 
-def build_key(archs: tuple[str, ...]) -> str:
-    """The cache key of a build for ``archs`` (hashes only; compiles nothing)."""
+def flashinfer_available() -> bool:
+    """Whether FlashInfer's headers are here (they may still fail the hash check)."""
+    try:
+        find_flashinfer_data()
+    except BuildError:
+        return False
+    return True
+
+
+def _with_glm(archs: tuple[str, ...], glm: bool | None) -> bool:
+    """GLM units are compiled when the list names sm_120a/sm_121a and, unless ``glm`` says
+    otherwise, when FlashInfer's headers are installed."""
+    if not any(a in GLM_ARCHS for a in archs):
+        if glm:
+            raise ValueError(f"archs: the GLM kernels need sm_120a or sm_121a in the list, got {archs}")
+        return False
+    return flashinfer_available() if glm is None else glm
+
+
+def build_key(archs: tuple[str, ...], glm: bool) -> str:
+    """The cache key of a build (hashes only; compiles nothing)."""
     import jax
 
     nvcc = find_nvcc()
-    parts = [_source_hash(ffi_source_dir()), ",".join(archs), jax.__version__, _nvcc_version(nvcc)]
-    if any(a in GLM_ARCHS for a in archs):
-        parts.append(check_flashinfer_headers(find_flashinfer_data()))
+    recipe = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()  # flags live here
+    parts = [_source_hash(ffi_source_dir()), recipe, ",".join(archs), jax.__version__, _nvcc_version(nvcc)]
+    parts.append(check_flashinfer_headers(find_flashinfer_data()) if glm else "generic-only")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
 
 
@@ -215,25 +240,39 @@ def _gencode(arch: str, ptx: bool = False) -> list[str]:
     return ["-gencode", f"arch={compute},code={compute if ptx else arch}"]
 
 
-def _compile_commands(nvcc, archs, sources, build_dir, flashinfer):
+def _compile_commands(nvcc, archs, sources, build_dir, flashinfer, glm):
     import jax
 
     common = [
-        nvcc, "-std=c++17", "-O3", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC",
-        "-isystem", jax.ffi.include_dir(), "-I", str(sources),
+        nvcc,
+        "-std=c++17",
+        "-O3",
+        "--expt-relaxed-constexpr",
+        "--threads",  # one nvcc process compiles its -gencode targets in parallel
+        "0",
+        "-Xcompiler",
+        "-fPIC",
+        "-isystem",
+        jax.ffi.include_dir(),
+        "-I",
+        str(sources),
     ]
     glm_archs = [a for a in archs if a in GLM_ARCHS]
     glm_flags = ["-DJAX_GLM_NOPE_WITH_GLM=0"] + _gencode(archs[0])
-    if glm_archs:
+    if glm:
         glm_flags = ["-DJAX_GLM_NOPE_WITH_GLM=1"]
         for a in glm_archs:
             glm_flags += _gencode(a)
         glm_flags += [
             # FlashInfer's bundled CCCL first: CUDA 13.0's own lacks cuda::fast_mod_div.
-            "-I", str(flashinfer / "cccl" / "libcudacxx" / "include"),
-            "-I", str(flashinfer / "cccl" / "cub"),
-            "-I", str(flashinfer / "cccl" / "thrust"),
-            "-I", str(flashinfer / "include"),
+            "-I",
+            str(flashinfer / "cccl" / "libcudacxx" / "include"),
+            "-I",
+            str(flashinfer / "cccl" / "cub"),
+            "-I",
+            str(flashinfer / "cccl" / "thrust"),
+            "-I",
+            str(flashinfer / "include"),
         ]
     generic_flags = []
     for a in archs:
@@ -253,8 +292,19 @@ def _run(command: list[str]) -> None:
         raise BuildError(f"nvcc failed ({' '.join(command)}):\n{result.stderr[-6000:]}")
 
 
-def build(archs: tuple[str, ...] | None = None, *, force: bool = False, verbose: bool = False) -> pathlib.Path:
-    """Build (or find in the cache) the bridge library for ``archs``; return its path."""
+def build(
+    archs: tuple[str, ...] | None = None,
+    *,
+    glm: bool | None = None,
+    force: bool = False,
+    verbose: bool = False,
+) -> pathlib.Path:
+    """Build (or find in the cache) the bridge library for ``archs``; return its path.
+
+    ``glm``: compile FlashInfer's GLM53_NOPE units (True: required, raising when the
+    headers are missing; None: when installed; False: generic targets only, the GLM
+    targets then answer Unimplemented).
+    """
     archs = _validate_archs(tuple(archs) if archs else default_archs())
     nvcc = find_nvcc()
     sources = ffi_source_dir()
@@ -264,17 +314,21 @@ def build(archs: tuple[str, ...] | None = None, *, force: bool = False, verbose:
             "editable install), or set JAX_GLM_NOPE_FFI_SOURCES to its ffi/ folder"
         )
     _check_layout_header(sources)
-    flashinfer = find_flashinfer_data() if any(a in GLM_ARCHS for a in archs) else None
-    target = cache_dir() / build_key(archs) / LIBRARY_NAME
+    glm = _with_glm(archs, glm)
+    flashinfer = find_flashinfer_data() if glm else None
+    target = cache_dir() / build_key(archs, glm) / LIBRARY_NAME
     if target.is_file() and not force:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    if verbose or any(a in GLM_ARCHS for a in archs):
-        print(f"jax_glm_nope: building the FFI bridge for {', '.join(archs)} (cached in "
-              f"{target.parent}; FlashInfer's kernels take a few minutes)", file=sys.stderr)
+    if verbose or glm:
+        print(
+            f"jax_glm_nope: building the FFI bridge for {', '.join(archs)} (cached in "
+            f"{target.parent}; FlashInfer's kernels take a few minutes)",
+            file=sys.stderr,
+        )
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         build_dir = pathlib.Path(tmp)
-        commands = _compile_commands(nvcc, archs, sources, build_dir, flashinfer)
+        commands = _compile_commands(nvcc, archs, sources, build_dir, flashinfer, glm)
         workers = max(1, min(len(commands), os.cpu_count() or 1))
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for future in [pool.submit(_run, cmd) for _, cmd in commands]:
@@ -298,7 +352,8 @@ def library_path(*, build_if_missing: bool = True) -> pathlib.Path | None:
         return pathlib.Path(override)
     if not build_if_missing:
         try:
-            target = cache_dir() / build_key(_validate_archs(default_archs())) / LIBRARY_NAME
+            archs = _validate_archs(default_archs())
+            target = cache_dir() / build_key(archs, _with_glm(archs, None)) / LIBRARY_NAME
         except BuildError:
             return None
         return target if target.is_file() else None
@@ -310,14 +365,24 @@ def main(argv: list[str] | None = None) -> int:
         prog="jax-glm-nope build-ffi",
         description="Build the XLA FFI bridge to FlashInfer's GLM53_NOPE kernels ahead of time.",
     )
-    parser.add_argument("--archs", default=",".join(default_archs()),
-                        help="comma-separated target list (GLM kernels build for sm_120a/sm_121a only)")
+    parser.add_argument(
+        "--archs",
+        default=",".join(default_archs()),
+        help="comma-separated target list (GLM kernels build for sm_120a/sm_121a only)",
+    )
     parser.add_argument("--force", action="store_true", help="rebuild even when cached")
+    parser.add_argument(
+        "--generic-only",
+        action="store_true",
+        help="skip FlashInfer's GLM kernels (KV-row targets only; no FlashInfer needed)",
+    )
     parser.add_argument("--print-path", action="store_true", help="print only the library path")
     args = parser.parse_args(argv)
     try:
-        path = build(tuple(a.strip() for a in args.archs.split(",") if a.strip()), force=args.force,
-                     verbose=not args.print_path)
+        archs = tuple(a.strip() for a in args.archs.split(",") if a.strip())
+        path = build(
+            archs, glm=False if args.generic_only else None, force=args.force, verbose=not args.print_path
+        )
     except (BuildError, ValueError) as err:
         print(f"jax-glm-nope build-ffi: {err}", file=sys.stderr)
         return 1

@@ -53,12 +53,12 @@ def scratch_shapes(num_tokens: int, num_heads: int, num_candidates: int) -> tupl
     return (num_tokens, heads, splits, layout.HEAD_DIM), (num_tokens, heads, splits)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(path: str) -> ctypes.CDLL:
     return ctypes.cdll.LoadLibrary(path)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _register(path: str) -> None:
     library = _load(path)
     for name, symbol in TARGETS.items():
@@ -75,8 +75,10 @@ def load_library(path: str | pathlib.Path | None = None) -> ctypes.CDLL:
 
 def cxx_scratch_rule(library: ctypes.CDLL, num_heads: int, num_candidates: int) -> tuple[int, int]:
     """``(scratch_heads, splits)`` as the compiled C++ computes them (for tests)."""
-    return (library.jax_glm_nope_decode_scratch_heads(num_heads),
-            library.jax_glm_nope_decode_splits(num_candidates))
+    return (
+        library.jax_glm_nope_decode_scratch_heads(num_heads),
+        library.jax_glm_nope_decode_splits(num_candidates),
+    )
 
 
 def glm53_decode_call(q, pool, indices, topk_lens, sm_scale: float):

@@ -1,21 +1,22 @@
 """The Pallas (Triton lowering) kernel: sparse MLA over gathered FP8 rows.
 
 One program per (head block, candidate split, token). It loads the token's queries
-once, then walks its candidate range ``block_k`` rows at a time:
+once (as fp16, exactly scaled by a power of two), then walks its candidate range
+``block_k`` rows at a time:
 
 1. gather ``block_k`` rows of the pool by pointer arithmetic (``row * row_bytes +
    column``); holes, out-of-range slots and columns past ``topk_lens`` are masked
    loads, so their bytes are never read (slot 0 may hold NaN);
 2. per 128-wide tile ``c``: ``scores += (q_c . codes_c^T) * scale_c`` -- the e4m3
-   codes are exact in bf16, the tile's fp32 scale multiplies the 128-wide partial
+   codes are exact in fp16, the tile's fp32 scale multiplies the 128-wide partial
    score instead of every element;
-3. an online softmax in base 2 (``sm_scale * log2(e)`` folded into the scales);
+3. an online softmax in base 2 (``sm_scale * log2(e)`` folded into one per-head factor);
 4. per tile: ``acc_c += (p * scale_c) . codes_c`` -- the value-side scale is folded
-   into the probabilities.
+   into the probabilities (normalised per head before the fp16 conversion).
 
 Each program writes its range's normalised output and natural-log LSE; with one split
 those are final, otherwise ``ops.py`` merges the splits exactly. No atomics: the
-same inputs give the same bits.
+same inputs give the same bits. Design and measurements: docs/pallas.md.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .schedule import Schedule
 
 LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
-SCORE_TILES = NUM_TILES  # one partial score per scale tile
+MMA_DTYPE = jnp.float16  # operands of both matrix products (see _row_codes)
 
 
 def _gather(pool_ref, rows, active, start: int, width: int):
@@ -46,6 +47,12 @@ def _gather(pool_ref, rows, active, start: int, width: int):
     """
     columns = start + lax.iota(jnp.int32, width)
     return plgpu.load(pool_ref.at[rows[:, None], columns[None, :]], mask=active[:, None], other=0)
+
+
+def _dot(a, b, *, trans_b: bool = False):
+    """``a @ b`` (or ``a @ b.T``) with float32 accumulation: one ``tl.dot``."""
+    contract = ((1,), (1,)) if trans_b else ((1,), (0,))
+    return lax.dot_general(a, b, (contract, ((), ())), preferred_element_type=jnp.float32)
 
 
 def _row_scales(pool_ref, rows, active):
@@ -61,20 +68,99 @@ def _row_scales(pool_ref, rows, active):
 
 
 def _row_codes(pool_ref, rows, active, tile):
-    """The ``tile``-th 128 codes of each row, as exact bf16 ``[block_k, 128]`` (0 where inactive)."""
+    """The ``tile``-th 128 codes of each row as exact fp16 ``[block_k, 128]`` (0 where inactive).
+
+    fp16, not bf16: e4m3 -> f16 is one packed instruction per two values
+    (``F2FP.F16.E4M3.UNPACK``), while e4m3 -> bf16 goes through f16 and then a
+    one-value-at-a-time ``F2F.BF16.F16`` -- the largest instruction class in the SASS
+    of the bf16 version (docs/pallas.md). Every e4m3 value is exact in fp16.
+    """
     start = COMPACT.codes_offset + tile * TILE
     raw = _gather(pool_ref, rows, active, start, TILE)
-    return lax.bitcast_convert_type(raw, jnp.float8_e4m3fn).astype(jnp.bfloat16)
+    return lax.bitcast_convert_type(raw, jnp.float8_e4m3fn).astype(MMA_DTYPE)
 
 
-def _kernel(indices_ref, lens_ref, q_ref, pool_ref, out_ref, lse_ref, *, sched: Schedule,
-            tiles_per_split: int, num_slots: int, sm_scale: float):
+def _power_of_two_above(x):
+    """``2^(e+1)`` for ``x = m * 2^e``, ``1 <= m < 2`` (x > 0, finite): exact scaling.
+
+    Built from the exponent bits: dividing by a power of two never rounds, so bf16
+    queries (8-bit mantissa) stay exact in fp16 (11 bits) after the division.
+    """
+    exponent = (lax.bitcast_convert_type(x, jnp.int32) >> 23) & 0xFF
+    exponent = jnp.minimum(exponent, 252)  # |q| < 2^125; keeps 2^-(e+1) a normal float
+    above = lax.bitcast_convert_type((exponent + 1) << 23, jnp.float32)
+    inverse = lax.bitcast_convert_type((253 - exponent) << 23, jnp.float32)
+    return above, inverse
+
+
+def _unit_queries(q_ref, token, heads):
+    """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power.
+
+    fp16 has 3 more mantissa bits than bf16 but a narrow range: scaled so the head's
+    largest value is in [0.5, 1), every bf16 query value above 2^-17 of the maximum
+    converts exactly (smaller ones round, contributing below that to the dot product).
+    """
+    parts = [q_ref[token, heads, pl.ds(c * TILE, TILE)].astype(jnp.float32) for c in range(NUM_TILES)]
+    peak = jnp.max(jnp.abs(parts[0]), axis=1)
+    for part in parts[1:]:
+        peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
+    peak = jnp.where(peak > 0, peak, 1.0)  # zero (or padding) heads: any scale works
+    above, inverse = _power_of_two_above(peak)
+    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above
+
+
+def _normalised_weights(probs, scales, axis: int):
+    """``probs * scales`` as fp16 in [0, 1] per head, and the per-head factor taken out.
+
+    ``axis`` is the candidate axis of ``probs``. The value side multiplies these weights
+    by the fp16 codes; dividing by the head's largest weight in the tile keeps fp16's
+    11-bit precision for the terms that matter (terms under 2^-24 of the largest
+    underflow, contributing less than that).
+    """
+    weights = probs * (scales[None, :] if axis == 1 else scales[:, None])
+    peak = jnp.max(weights, axis=axis)
+    inverse = jnp.where(peak > 0, 1.0 / jnp.where(peak > 0, peak, 1.0), 0.0)
+    inverse = inverse[:, None] if axis == 1 else inverse[None, :]
+    return (weights * inverse).astype(MMA_DTYPE), peak
+
+
+def _kernel(
+    indices_ref,
+    lens_ref,
+    q_ref,
+    pool_ref,
+    out_ref,
+    lse_ref,
+    *,
+    sched: Schedule,
+    tiles_per_split: int,
+    num_slots: int,
+    sm_scale: float,
+):
+    """One (head block, split, token) program.
+
+    Two orientations of the same math (``sched.candidates_major``):
+
+    - heads-major: ``scores [block_h, block_k] = q . codes^T`` (what the dispatch table
+      uses);
+    - candidates-major: ``scores^T [block_k, block_h] = codes . q^T``, so the 64
+      gathered rows fill a warpgroup MMA's M dimension and the few heads its N; the
+      accumulator is ``out^T``. Meant for 8-16 heads, where heads-major runs 16-row
+      MMAs, but measured 2x slower on the H200 (more register spills,
+      docs/pallas.md); kept as a tested option.
+    """
     head_block, split, token = pl.program_id(0), pl.program_id(1), pl.program_id(2)
     block_h, block_k = sched.block_h, sched.block_k
+    major = sched.candidates_major
+    cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries = [q_ref[token, heads, pl.ds(c * TILE, TILE)] for c in range(NUM_TILES)]
-    score_scale = sm_scale * LOG2E  # scores kept in base 2: exp2 is one instruction
+    queries, query_peak = _unit_queries(q_ref, token, heads)
+    # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
+    # queries' normalisation into one per-head factor.
+    head_factor = query_peak * (sm_scale * LOG2E)
+    per_head = (lambda v: v[None, :]) if major else (lambda v: v[:, None])
+    per_cand = (lambda v: v[:, None]) if major else (lambda v: v[None, :])
 
     def step(i, carry):
         row_max, row_sum, acc = carry
@@ -87,36 +173,48 @@ def _kernel(indices_ref, lens_ref, q_ref, pool_ref, out_ref, lse_ref, *, sched: 
         codes = [_row_codes(pool_ref, rows, active, c) for c in range(NUM_TILES)]
         scores = None
         for c in range(NUM_TILES):
-            partial = pl.dot(queries[c], codes[c], trans_b=True)  # [block_h, block_k] f32
-            partial = partial * (scales[c] * score_scale)[None, :]
+            # One 128-wide partial score per scale tile, scaled once per candidate.
+            if major:
+                partial = _dot(codes[c], queries[c], trans_b=True)
+            else:
+                partial = _dot(queries[c], codes[c], trans_b=True)
+            partial = partial * per_cand(scales[c])
             scores = partial if scores is None else scores + partial
-        scores = jnp.where(active[None, :], scores, -jnp.inf)
-        new_max = jnp.maximum(row_max, jnp.max(scores, axis=1))
-        # A row with nothing active yet keeps max -inf; subtract 0 so exp2 gives 0, not NaN.
+        scores = jnp.where(per_cand(active), scores * per_head(head_factor), -jnp.inf)
+        new_max = jnp.maximum(row_max, jnp.max(scores, axis=cand_axis))
+        # A head with nothing active yet keeps max -inf; subtract 0 so exp2 gives 0, not NaN.
         safe_max = jnp.where(new_max == -jnp.inf, 0.0, new_max)
         correction = jnp.exp2(row_max - safe_max)
-        probs = jnp.exp2(scores - safe_max[:, None])
-        row_sum = row_sum * correction + jnp.sum(probs, axis=1)
-        acc = tuple(
-            acc[c] * correction[:, None]
-            + pl.dot((probs * scales[c][None, :]).astype(jnp.bfloat16), codes[c])
-            for c in range(NUM_TILES)
-        )
-        return new_max, row_sum, acc
+        probs = jnp.exp2(scores - per_head(safe_max))
+        row_sum = row_sum * correction + jnp.sum(probs, axis=cand_axis)
+        new_acc = []
+        for c in range(NUM_TILES):
+            # The value-side scale is folded into the probabilities, not into 64K values.
+            weights, peak = _normalised_weights(probs, scales[c], cand_axis)
+            if major:  # out^T [128, block_h] += codes^T . weights
+                update = lax.dot_general(
+                    codes[c], weights, (((0,), (0,)), ((), ())), preferred_element_type=jnp.float32
+                )
+            else:
+                update = _dot(weights, codes[c])
+            new_acc.append(acc[c] * per_head(correction) + update * per_head(peak))
+        return new_max, row_sum, tuple(new_acc)
 
+    acc_shape = (TILE, block_h) if major else (block_h, TILE)
     init = (
         jnp.full((block_h,), -jnp.inf, jnp.float32),
         jnp.zeros((block_h,), jnp.float32),
-        tuple(jnp.zeros((block_h, TILE), jnp.float32) for _ in range(NUM_TILES)),
+        tuple(jnp.zeros(acc_shape, jnp.float32) for _ in range(NUM_TILES)),
     )
     row_max, row_sum, acc = lax.fori_loop(0, tiles_per_split, step, init)
     nonempty = row_sum > 0
     inv_sum = jnp.where(nonempty, 1.0 / jnp.where(nonempty, row_sum, 1.0), 0.0)
     for c in range(NUM_TILES):
-        value = (acc[c] * inv_sum[:, None]).astype(out_ref.dtype)
-        out_ref[split, token, heads, pl.ds(c * TILE, TILE)] = value
+        value = acc[c] * per_head(inv_sum)
+        value = (value.T if major else value).astype(out_ref.dtype)
+        plgpu.store(out_ref.at[split, token, heads, pl.ds(c * TILE, TILE)], value)
     lse = jnp.where(nonempty, row_max * LN2 + jnp.log(jnp.where(nonempty, row_sum, 1.0)), -jnp.inf)
-    lse_ref[split, token, heads] = lse
+    plgpu.store(lse_ref.at[split, token, heads], lse)
 
 
 def _varying_axes(x) -> frozenset:
@@ -131,15 +229,15 @@ def _same_varying_axes(*arrays):
     if axes:
         arrays = tuple(
             lax.pcast(x, tuple(sorted(axes - _varying_axes(x))), to="varying")
-            if axes - _varying_axes(x) else x
+            if axes - _varying_axes(x)
+            else x
             for x in arrays
         )
     mat = getattr(jax.typeof(arrays[0]), "manual_axis_type", None)
     return arrays, ({} if mat is None else {"manual_axis_type": mat})
 
 
-def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule, *,
-                  interpret: bool = False):
+def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule, *, interpret: bool = False):
     """Per-split results: ``out [S, T, Hp, 512]``, ``lse [S, T, Hp]`` float32.
 
     ``q [T, Hp, 512]`` with ``Hp`` a multiple of ``sched.block_h`` and ``indices [T, Kp]``
@@ -152,14 +250,16 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
     (indices, topk_lens, q, pool), struct_kw = _same_varying_axes(indices, topk_lens, q, pool)
-    kernel = functools.partial(_kernel, sched=sched, tiles_per_split=tiles_per_split,
-                               num_slots=num_slots, sm_scale=sm_scale)
+    kernel = functools.partial(
+        _kernel, sched=sched, tiles_per_split=tiles_per_split, num_slots=num_slots, sm_scale=sm_scale
+    )
     return pl.pallas_call(
         kernel,
         grid=grid,
         out_shape=(
-            jax.ShapeDtypeStruct((sched.num_splits, num_tokens, padded_heads, HEAD_DIM), out_dtype,
-                                 **struct_kw),
+            jax.ShapeDtypeStruct(
+                (sched.num_splits, num_tokens, padded_heads, HEAD_DIM), out_dtype, **struct_kw
+            ),
             jax.ShapeDtypeStruct((sched.num_splits, num_tokens, padded_heads), jnp.float32, **struct_kw),
         ),
         compiler_params=plgpu.CompilerParams(num_warps=sched.num_warps, num_stages=sched.num_stages),

@@ -14,6 +14,21 @@ from ..layout import HEAD_DIM
 from .kernel import attend_splits
 from .schedule import Schedule, choose_schedule
 
+# Pallas-Triton computes element offsets in int32 unless an array exceeds 2^32 bytes,
+# and Triton sign-extends them: pools between 2 and 4 GiB would address wrong rows.
+INT32_OFFSET_POOLS = (2**31, 2**32)
+
+
+def pool_unsupported_reason(num_slots: int, row_bytes: int) -> str | None:
+    """``None`` when the compiled kernel can address every row of such a pool."""
+    size = num_slots * row_bytes
+    if INT32_OFFSET_POOLS[0] < size <= INT32_OFFSET_POOLS[1]:
+        return (
+            f"pool: the Pallas kernel cannot address pools of 2-4 GiB (int32 offsets); got "
+            f"{num_slots} rows of {row_bytes} B = {size / 2**30:.2f} GiB. Use fewer or more slots."
+        )
+    return None
+
 
 def merge_splits(out, lse):
     """Exact log-sum-exp merge of ``out [S, T, H, 512]`` f32 and ``lse [S, T, H]``.
@@ -38,8 +53,13 @@ def _attend(q, pool, indices, topk_lens, sm_scale: float, interpret: bool, sched
     num_candidates = indices.shape[1]
     if num_tokens == 0 or pool.shape[0] == 0:
         # Nothing to launch; an empty pool makes every candidate a hole.
-        return (jnp.zeros((num_tokens, num_heads, HEAD_DIM), jnp.bfloat16),
-                jnp.full((num_tokens, num_heads), -jnp.inf, jnp.float32))
+        return (
+            jnp.zeros((num_tokens, num_heads, HEAD_DIM), jnp.bfloat16),
+            jnp.full((num_tokens, num_heads), -jnp.inf, jnp.float32),
+        )
+    reason = None if interpret else pool_unsupported_reason(*pool.shape)
+    if reason is not None:
+        raise ValueError(reason)
     sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates)
     padded_heads = -(-num_heads // sched.block_h) * sched.block_h
     padded_candidates = sched.padded_candidates(num_candidates)
@@ -49,8 +69,9 @@ def _attend(q, pool, indices, topk_lens, sm_scale: float, interpret: bool, sched
     if padded_candidates != num_candidates:
         indices = jnp.pad(indices, ((0, 0), (0, padded_candidates - num_candidates)), constant_values=-1)
     topk_lens = jnp.clip(topk_lens, 0, num_candidates).astype(jnp.int32)
-    out, lse = attend_splits(q, pool, indices.astype(jnp.int32), topk_lens, sm_scale, sched,
-                             interpret=interpret)
+    out, lse = attend_splits(
+        q, pool, indices.astype(jnp.int32), topk_lens, sm_scale, sched, interpret=interpret
+    )
     if sched.num_splits == 1:
         out, lse = out[0], lse[0]
     else:
@@ -75,14 +96,18 @@ def _fold_batch(axis_size, in_batched, q, pool, indices, topk_lens, *, call):
         indices = jnp.where(valid, indices + offset, -1)
         pool = pool.reshape(axis_size * num_slots, pool.shape[-1])
     num_tokens = q.shape[1]
-    out, lse = call(q.reshape(axis_size * num_tokens, *q.shape[2:]), pool,
-                    indices.reshape(axis_size * num_tokens, -1), topk_lens.reshape(-1))
+    out, lse = call(
+        q.reshape(axis_size * num_tokens, *q.shape[2:]),
+        pool,
+        indices.reshape(axis_size * num_tokens, -1),
+        topk_lens.reshape(-1),
+    )
     out = out.reshape(axis_size, num_tokens, *out.shape[1:])
     lse = lse.reshape(axis_size, num_tokens, *lse.shape[1:])
     return (out, lse), (True, True)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _batchable(sm_scale: float, interpret: bool, schedule: Schedule | None):
     @jax.custom_batching.custom_vmap
     def call(q, pool, indices, topk_lens):
@@ -92,8 +117,9 @@ def _batchable(sm_scale: float, interpret: bool, schedule: Schedule | None):
     return call
 
 
-def sparse_mla_pallas(q, pool, indices, topk_lens, sm_scale: float, *, interpret: bool = False,
-                      schedule: Schedule | None = None):
+def sparse_mla_pallas(
+    q, pool, indices, topk_lens, sm_scale: float, *, interpret: bool = False, schedule: Schedule | None = None
+):
     """Normalised arguments (docs/architecture.md) -> ``(out [T, H, 512] bf16, lse [T, H] f32)``.
 
     ``schedule`` overrides :func:`choose_schedule` (benchmarks and tuning only).

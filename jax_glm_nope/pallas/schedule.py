@@ -10,7 +10,10 @@ A schedule fixes the program grid of the kernel (``kernel.py``) and its Triton k
 - ``num_splits``: the candidate axis is cut into this many contiguous ranges, one
   program each, combined afterwards by an exact log-sum-exp merge. Decode batches
   (T = 1..32) have too few (token, head-block) pairs to fill 132 SMs; splitting
-  raises the program count to about ``TARGET_WAVES`` programs per SM.
+  raises the program count to ``GATHER_BOUND_WAVES`` or ``MATH_BOUND_WAVES``
+  programs per SM.
+- ``num_warps``, ``num_stages``: Triton's; ``candidates_major``: which operand of the
+  MMAs the gathered rows are (``kernel.py``).
 """
 
 from __future__ import annotations
@@ -18,11 +21,16 @@ from __future__ import annotations
 import dataclasses
 
 NUM_SMS = 132  # H200 / H100 SXM; only sizes the split, correctness never depends on it
-TARGET_WAVES = 4  # programs per SM we aim for: enough loads in flight to hide latency
-MIN_TILES_PER_SPLIT = 1  # a split never covers less than one candidate tile
-SMALL_HEADS = 16  # tl.dot's smallest M: 1..16 heads share one 16-row block
+SMALL_HEADS = 16  # tl.dot's smallest M (or N): 1..16 heads share one 16-row block
 MEDIUM_HEADS = 32
-LARGE_BLOCK_H = 64
+LARGE_BLOCK_H = 64  # one Hopper warpgroup MMA is 64 rows
+BLOCK_K = 64  # gathered rows per step: 64 x 528 B = 33 KB in flight per program
+# Programs we aim for, in multiples of the SM count. Gather-bound blocks (<= 32 heads)
+# want two per SM so one gathers while the other computes; 64-head blocks hold 255
+# registers per thread (one program per SM), and splitting them further only adds
+# merge traffic (docs/pallas.md, measured on the H200).
+GATHER_BOUND_WAVES = 2
+MATH_BOUND_WAVES = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +40,7 @@ class Schedule:
     num_splits: int
     num_warps: int
     num_stages: int
+    candidates_major: bool = False  # MMA rows are candidates, not heads (kernel.py; slower)
 
     def tiles(self, num_candidates: int) -> int:
         """Candidate tiles per split (the candidate axis is padded to cover them all)."""
@@ -51,16 +60,23 @@ def head_block(num_heads: int) -> int:
 
 
 def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Schedule:
-    """The schedule for ``q [T, H, 512]`` over ``indices [T, K]``."""
+    """The schedule for ``q [T, H, 512]`` over ``indices [T, K]`` (the dispatch table).
+
+    | heads   | block_h | warps | programs aimed at           |
+    |---------|---------|-------|-----------------------------|
+    | 1-16    | 16      | 8     | 2 x SMs (split candidates)  |
+    | 17-32   | 32      | 8     | 2 x SMs (split candidates)  |
+    | 33-128  | 64      | 8     | 1 x SMs (split candidates)  |
+
+    Always heads-major, 64 candidates a step. Measured on the H200 (docs/pallas.md):
+    candidates-major was 2x slower at 8 heads (474 vs 244 us, b=128) and 4x at 64;
+    4 warps tied 8 at b=128 (234 vs 244 us) but lost at b=1 (48 vs 29 us).
+    """
     block_h = head_block(num_heads)
-    block_k = 64
-    num_warps = 8 if block_h == LARGE_BLOCK_H else 4
-    num_stages = 2
+    waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES
     head_blocks = -(-num_heads // block_h)
-    tiles = -(-num_candidates // block_k)
-    programs = max(1, num_tokens * head_blocks)
-    wanted = -(-TARGET_WAVES * NUM_SMS // programs)
-    num_splits = max(1, min(wanted, tiles // MIN_TILES_PER_SPLIT))
-    # Equal splits: re-derive the count so no split is empty after rounding.
-    num_splits = -(-tiles // -(-tiles // num_splits))
-    return Schedule(block_h, block_k, num_splits, num_warps, num_stages)
+    tiles = -(-num_candidates // BLOCK_K)
+    pairs = max(1, num_tokens * head_blocks)  # (token, head block) programs without a split
+    num_splits = max(1, min(tiles, waves * NUM_SMS // pairs))
+    num_splits = -(-tiles // -(-tiles // num_splits))  # equal splits: none is all padding
+    return Schedule(block_h, BLOCK_K, num_splits, num_warps=8, num_stages=2)
