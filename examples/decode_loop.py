@@ -1,10 +1,11 @@
 """Greedy decoding with a small GLM-NoPE model on the compact 528-byte FP8 KV cache.
 
     python examples/decode_loop.py                      # CPU, about 20 s with compiles
-    python examples/decode_loop.py --check-dense        # also the BF16 dense-mask path
+    python examples/decode_loop.py --check-dense        # and the dense-mask paths, compared
     python examples/decode_loop.py --host-devices 8 --data 2 --model 4   # 2-way batch x 4-way heads
-    python examples/decode_loop.py --backend pallas --heads 64 --batch 32 \\
-        --prompt-len 4096 --prefill-chunk 512 --steps 64 --attention-share   # a GPU
+    python examples/decode_loop.py --backend pallas --layers 2 --hidden 2048 --vocab 16384 \\
+        --ffn 4096 --batch 32 --prompt-len 4096 --prefill-chunk 1024 --steps 64 \\
+        --param-dtype bfloat16 --attention-share --heads 8   # the H200 run of docs/example.md
 
 Prefills a random prompt per request, then runs ``--steps`` decode steps of one
 jitted, sharded step (see ``glm_nope_model.py``), and prints tokens/s, the KV bytes

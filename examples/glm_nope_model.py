@@ -19,7 +19,8 @@ engines do). ``attention`` picks how a layer attends:
   turned into a dense ``[tokens, context]`` mask over every cached position.
 - ``"dense-fp8"``: the dense-mask path over a float32 cache that holds exactly the
   values the compact rows decode to; it differs from ``"compact"`` only in how the
-  candidates are read, so the two agree to float32 rounding.
+  candidates are read, so the two agree up to float32 rounding (which later layers'
+  FP8 writes amplify; docs/example.md).
 - ``"none"``: the compact path with ``sparse_mla`` replaced by zeros (the indexer
   and KV writes still run), to measure the attention share of step time.
 """
@@ -263,7 +264,7 @@ def indexer_candidates(cfg: Config, x, layer, index_keys, req_to_token, position
 
 
 def _dense_attention(cfg, q_abs, kv, req_to_token, local):
-    """BF16 cache, top-k as a dense mask over the whole context: ``[R, C, H, 512]``."""
+    """The dense cache (BF16 or float32), top-k as a mask over the whole context: ``[R, C, H, 512]``."""
     num_requests, chunk, _ = local.shape
     max_len = req_to_token.shape[1]
     keys = kv[jnp.maximum(req_to_token, 0)].astype(jnp.float32)  # [R, L, 512]
