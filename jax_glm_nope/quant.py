@@ -11,7 +11,6 @@ import jax.numpy as jnp
 from . import layout
 from .layout import HEAD_DIM, NUM_TILES, TILE, RowFormat
 
-
 QUOTIENT_BITS = 26  # 24 mantissa bits, a round bit, and one more for ma < mb
 
 
@@ -46,7 +45,10 @@ def _div_rn(numerator: jax.Array, denominator: jax.Array) -> jax.Array:
     carry = mantissa >> 24
     mantissa = jnp.where(carry != 0, mantissa >> 1, mantissa)
     exponent = (
-        num_exp.astype(jnp.int32) - den_exp.astype(jnp.int32) + 126 + wide.astype(jnp.int32)
+        num_exp.astype(jnp.int32)
+        - den_exp.astype(jnp.int32)
+        + 126
+        + wide.astype(jnp.int32)
         + carry.astype(jnp.int32)
     )
     exact = jax.lax.bitcast_convert_type(

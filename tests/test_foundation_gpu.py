@@ -47,5 +47,7 @@ def test_write_kv_xla_on_gpu_in_place_and_exact():
 
 def test_reference_backend_on_gpu():
     case = make_case(13, 65, 16, 2051, num_slots=4096, with_lens=True)
-    out, lse = jgn.sparse_mla(case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference")
+    out, lse = jgn.sparse_mla(
+        case.q, case.pool, case.indices, case.sm_scale, case.topk_lens, backend="reference"
+    )
     assert_matches_reference(out, lse, case)
