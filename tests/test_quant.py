@@ -111,3 +111,22 @@ def test_quantize_is_jittable_and_layout_constants_used():
     x = jnp.asarray(random_latent(rng, 4))
     jitted = jax.jit(jgn.quantize, static_argnums=1)(x, jgn.COMPACT)
     np.testing.assert_array_equal(np.asarray(jitted), np_quantize(np.asarray(x), layout.COMPACT))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    lead=st.lists(st.integers(1, 9), min_size=1, max_size=2),
+    start_padded=st.booleans(),
+)
+def test_repack_property_lossless_both_ways(seed, lead, start_padded):
+    """Any bytes, any 2-D/3-D pool: 656 -> 528 keeps the first 528 bytes, 528 -> 656 -> 528
+    is the identity, and no value changes on the way."""
+    rng = np.random.default_rng(seed)
+    start, other = (jgn.PADDED, jgn.COMPACT) if start_padded else (jgn.COMPACT, jgn.PADDED)
+    pool = rng.integers(0, 256, (*lead, start.bytes_per_token), dtype=np.uint8)
+    moved = np.asarray(jgn.repack(jnp.asarray(pool), other))
+    np.testing.assert_array_equal(moved[..., :528], pool[..., :528])
+    assert (moved[..., 528:] == 0).all()
+    compact = pool[..., :528] if start_padded else pool
+    np.testing.assert_array_equal(np.asarray(jgn.repack(jgn.repack(jnp.asarray(compact), 656), 528)), compact)
