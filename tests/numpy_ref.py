@@ -74,18 +74,30 @@ def random_latent(rng, num_rows, scale_range=(1e-3, 1e3)):
     return (x.reshape(num_rows, NUM_TILES, TILE) * tile_scale).reshape(num_rows, HEAD_DIM)
 
 
+def poison_row(fmt) -> np.ndarray:
+    """A row whose codes are e4m3fn NaN and whose scales are Inf/NaN."""
+    row = np.zeros(fmt.bytes_per_token, np.uint8)
+    row[:HEAD_DIM] = 0x7F  # e4m3fn NaN codes
+    row[layout.COMPACT.scales_offset : layout.COMPACT.scales_end] = np.array(
+        [np.inf, np.nan, -np.inf, np.nan], "<f4"
+    ).view(np.uint8)
+    return row
+
+
+def poison_unreferenced(pool, referenced) -> np.ndarray:
+    """``pool [num_slots, row_bytes]`` with every slot not in ``referenced`` poisoned, in place."""
+    num_slots = pool.shape[0]
+    poison = np.ones(num_slots, bool)
+    ids = np.asarray(referenced, dtype=np.int64).ravel()
+    poison[ids[(ids >= 0) & (ids < num_slots)]] = False
+    pool[poison] = poison_row(layout.row_format(pool.shape[1]))
+    return pool
+
+
 def hostile_pool(rng, num_slots, fmt, referenced):
     """A pool of random valid rows; every slot not in ``referenced`` holds NaN/Inf bytes."""
     pool = np_quantize(random_latent(rng, num_slots, (0.1, 10.0)), fmt)
-    poison = np.ones(num_slots, bool)
-    poison[np.asarray(sorted(set(int(i) for i in referenced if 0 <= i < num_slots)), dtype=np.int64)] = False
-    nan_row = np.zeros(fmt.bytes_per_token, np.uint8)
-    nan_row[:HEAD_DIM] = 0x7F  # e4m3fn NaN codes
-    nan_row[layout.COMPACT.scales_offset : layout.COMPACT.scales_end] = np.array(
-        [np.inf, np.nan, -np.inf, np.nan], "<f4"
-    ).view(np.uint8)
-    pool[poison] = nan_row
-    return pool
+    return poison_unreferenced(pool, referenced)
 
 
 def hostile_indices(rng, num_tokens, num_candidates, num_slots):
