@@ -249,12 +249,18 @@ def sweep_schedules(case: Case) -> list[Schedule]:
     base = choose_schedule(case.tokens, case.heads, case.candidates)
     found = [base]
     found += [
-        dataclasses.replace(base, candidates_major=m, num_warps=w) for m in (False, True) for w in (4, 8)
+        dataclasses.replace(base, candidates_major=m, num_warps=w, prefetch=False)
+        for m in (False, True)
+        for w in (4, 8)
     ]
-    found += [dataclasses.replace(base, num_splits=max(1, int(base.num_splits * f))) for f in (0.5, 2)]
-    if base.block_h == 64:
-        found += [dataclasses.replace(base, block_k=32), dataclasses.replace(base, block_h=32)]
-    return list(dict.fromkeys(found))
+    for factor in (0.5, 1, 2):
+        splits = max(1, int(base.num_splits * factor))
+        found += [dataclasses.replace(base, num_splits=splits, prefetch=p) for p in (False, True)]
+    if case.heads > 16:
+        found += [dataclasses.replace(base, block_h=32, block_k=32), dataclasses.replace(base, block_h=32)]
+    if case.heads > 32:
+        found += [dataclasses.replace(base, block_h=64, prefetch=False)]
+    return list(dict.fromkeys(s for s in found if not (s.prefetch and s.candidates_major)))
 
 
 class Progress:

@@ -83,10 +83,14 @@ def test_matches_float64_reference(num_tokens, num_heads, num_candidates, row_by
     assert np.array_equal(np.asarray(lse).view(np.uint32), np.asarray(again[1]).view(np.uint32))
 
 
+@pytest.mark.parametrize("prefetch", [False, True])
 @pytest.mark.parametrize("candidates_major", [False, True])
 @pytest.mark.parametrize("num_splits", [1, 2, 5])
-def test_every_split_count_and_orientation(num_splits, candidates_major):
-    """One split writes final results in the kernel; more go through ``merge_splits``."""
+def test_every_split_count_and_orientation(num_splits, candidates_major, prefetch):
+    """One split writes final results in the kernel; more go through ``merge_splits``.
+
+    150 candidates in 32-row steps: 5 steps, so with prefetching the last step's
+    look-ahead (clamped, all masked) and splits of 1-5 steps are all exercised."""
     q, pool, indices, lens = _inputs(11, 5, 16, 150, 528)
     sched = Schedule(
         block_h=16,
@@ -95,6 +99,7 @@ def test_every_split_count_and_orientation(num_splits, candidates_major):
         num_warps=4,
         num_stages=1,
         candidates_major=candidates_major,
+        prefetch=prefetch,
     )
     out, lse = sparse_mla_pallas(
         q,
@@ -104,6 +109,22 @@ def test_every_split_count_and_orientation(num_splits, candidates_major):
         SM_SCALE,
         interpret=True,
         schedule=sched,
+    )
+    _assert_close(out, lse, q, pool, indices, lens)
+
+
+@pytest.mark.parametrize(
+    ("block_h", "candidates_major", "prefetch"),
+    [(64, False, False), (32, False, True), (32, True, False), (64, False, True)],
+)
+def test_every_head_block(block_h, candidates_major, prefetch):
+    """Tiny CPU shapes mostly take the small-launch rows of the table; run the others too.
+
+    40 heads: one padded 64-head block, or a full and a padded 32-head block."""
+    q, pool, indices, lens = _inputs(3, 7, 40, 200, 656)
+    sched = Schedule(block_h, 32, 2, 4, 1, candidates_major=candidates_major, prefetch=prefetch)
+    out, lse = sparse_mla_pallas(
+        q, jnp.asarray(pool), jnp.asarray(indices), jnp.asarray(lens), SM_SCALE, interpret=True, schedule=sched
     )
     _assert_close(out, lse, q, pool, indices, lens)
 
@@ -202,15 +223,22 @@ def test_merge_splits_is_exact():
 @pytest.mark.parametrize("num_candidates", [1, 2048, 2051, 2176])
 def test_schedule_table(num_tokens, num_heads, num_candidates):
     sched = choose_schedule(num_tokens, num_heads, num_candidates)
-    assert sched.block_h >= 16 and sched.block_h >= min(num_heads, schedule_module.LARGE_BLOCK_H)
+    tiles = -(-num_candidates // sched.block_k)
+    small_launch = num_tokens * -(-num_heads // schedule_module.head_block(num_heads)) * tiles
+    if small_launch < schedule_module.NUM_SMS and num_heads > 32:
+        assert sched.block_h == 32  # twice the programs when one per step cannot fill the SMs
+    else:
+        assert sched.block_h >= 16 and sched.block_h >= min(num_heads, schedule_module.LARGE_BLOCK_H)
     assert sched.block_h <= max(16, 2 * num_heads)  # 8 heads never pay for 64
+    assert sched.candidates_major == (small_launch < schedule_module.NUM_SMS and 16 < num_heads <= 32)
+    # Gathering ahead needs a next step, and 64-head blocks leave it to Triton's pipeline.
+    assert not sched.prefetch or (sched.block_h < 64 and sched.tiles(num_candidates) > 1)
     padded = sched.padded_candidates(num_candidates)
     assert padded >= num_candidates and padded % (sched.block_k * sched.num_splits) == 0
     # No split is all padding: the last split still starts inside the candidate row.
     assert (sched.num_splits - 1) * sched.tiles(num_candidates) * sched.block_k < num_candidates
     head_blocks = -(-num_heads // sched.block_h)
     programs = num_tokens * head_blocks * sched.num_splits
-    tiles = -(-num_candidates // sched.block_k)
     # Decode batches are split until the GPU is full (or every program has one tile).
     assert programs >= min(schedule_module.NUM_SMS // 2, num_tokens * head_blocks * tiles)
 

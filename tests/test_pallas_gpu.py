@@ -145,12 +145,15 @@ def test_vmap_and_shard_map_on_gpu():
     _check(*got, *np_sparse_mla(np.asarray(q.astype(jnp.float32)), pool, indices, lens, SM_SCALE))
 
 
-@pytest.mark.parametrize("candidates_major", [False, True])
+@pytest.mark.parametrize(
+    ("block_h", "candidates_major", "prefetch"),
+    [(16, False, False), (16, False, True), (16, True, False), (32, False, True), (64, False, False)],
+)
 @pytest.mark.parametrize("num_warps", [4, 8])
-def test_both_orientations_real_size(candidates_major, num_warps):
-    """Both MMA orientations of the kernel, whichever the dispatch table picks."""
-    q, pool, indices, lens = _case(9, 32, 16, 2176, 528)
-    sched = Schedule(16, 64, 4, num_warps, 2, candidates_major=candidates_major)
+def test_every_kernel_variant_real_size(block_h, candidates_major, prefetch, num_warps):
+    """Both MMA orientations, gathering ahead or not, every head block: whatever the table picks."""
+    q, pool, indices, lens = _case(9, 32, 40, 2176, 528)
+    sched = Schedule(block_h, 64, 4, num_warps, 2, candidates_major=candidates_major, prefetch=prefetch)
     out, lse = sparse_mla_pallas(
         q, jnp.asarray(pool), jnp.asarray(indices), jnp.asarray(lens), SM_SCALE, schedule=sched
     )

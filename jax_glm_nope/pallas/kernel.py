@@ -68,16 +68,19 @@ def _row_scales(pool_ref, rows, active):
 
 
 def _row_codes(pool_ref, rows, active, tile):
-    """The ``tile``-th 128 codes of each row as exact fp16 ``[block_k, 128]`` (0 where inactive).
+    """The ``tile``-th 128 codes of each row, ``[block_k, 128]`` uint8 (0 where inactive).
 
-    fp16, not bf16: e4m3 -> f16 is one packed instruction per two values
+    They become fp16 (``_exact_fp16``), not bf16: e4m3 -> f16 is one packed instruction per two values
     (``F2FP.F16.E4M3.UNPACK``), while e4m3 -> bf16 goes through f16 and then a
     one-value-at-a-time ``F2F.BF16.F16`` -- the largest instruction class in the SASS
     of the bf16 version (docs/pallas.md). Every e4m3 value is exact in fp16.
     """
-    start = COMPACT.codes_offset + tile * TILE
-    raw = _gather(pool_ref, rows, active, start, TILE)
-    return lax.bitcast_convert_type(raw, jnp.float8_e4m3fn).astype(MMA_DTYPE)
+    return _gather(pool_ref, rows, active, COMPACT.codes_offset + tile * TILE, TILE)
+
+
+def _exact_fp16(codes):
+    """uint8 e4m3 codes -> fp16 (exact)."""
+    return lax.bitcast_convert_type(codes, jnp.float8_e4m3fn).astype(MMA_DTYPE)
 
 
 def _power_of_two_above(x):
@@ -93,20 +96,21 @@ def _power_of_two_above(x):
     return above, inverse
 
 
-def _unit_queries(q_ref, token, heads):
-    """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power.
+def unit_queries(q):
+    """``q [T, H, 512]`` bf16 -> (fp16 queries scaled per head into [-1, 1], the power of two).
 
-    fp16 has 3 more mantissa bits than bf16 but a narrow range: scaled so the head's
-    largest value is in [0.5, 1), every bf16 query value above 2^-17 of the maximum
-    converts exactly (smaller ones round, contributing below that to the dot product).
+    Done once in XLA before the kernel, so the kernel's score MMAs read the queries
+    straight from memory (Triton can then keep them in shared memory instead of holding
+    a copy per warp in registers). fp16 has 3 more mantissa bits than bf16 but a narrow
+    range: scaled so the head's largest value is in [0.5, 1), every bf16 query value
+    above 2^-17 of the maximum converts exactly (smaller ones round, contributing below
+    that to the dot product).
     """
-    parts = [q_ref[token, heads, pl.ds(c * TILE, TILE)].astype(jnp.float32) for c in range(NUM_TILES)]
-    peak = jnp.max(jnp.abs(parts[0]), axis=1)
-    for part in parts[1:]:
-        peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
+    q = q.astype(jnp.float32)
+    peak = jnp.max(jnp.abs(q), axis=-1)
     peak = jnp.where(peak > 0, peak, 1.0)  # zero (or padding) heads: any scale works
     above, inverse = _power_of_two_above(peak)
-    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above
+    return (q * inverse[..., None]).astype(MMA_DTYPE), above
 
 
 def _normalised_weights(probs, scales, axis: int):
@@ -128,6 +132,7 @@ def _kernel(
     indices_ref,
     lens_ref,
     q_ref,
+    q_scale_ref,
     pool_ref,
     out_ref,
     lse_ref,
@@ -155,22 +160,32 @@ def _kernel(
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries, query_peak = _unit_queries(q_ref, token, heads)
+    queries = [q_ref[token, heads, pl.ds(c * TILE, TILE)] for c in range(NUM_TILES)]
+    query_peak = q_scale_ref[token, heads]
     # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
     # queries' normalisation into one per-head factor.
     head_factor = query_peak * (sm_scale * LOG2E)
     per_head = (lambda v: v[None, :]) if major else (lambda v: v[:, None])
     per_cand = (lambda v: v[:, None]) if major else (lambda v: v[None, :])
 
-    def step(i, carry):
-        row_max, row_sum, acc = carry
-        first = (split * tiles_per_split + i) * block_k
-        column = first + lax.iota(jnp.int32, block_k)
-        slots = indices_ref[token, pl.ds(first, block_k)]
-        active = (column < topk_len) & (slots >= 0) & (slots < num_slots)
+    def candidate_slots(i):
+        """Slot ids of the split's ``i``-th ``block_k`` candidates (``i`` clamped in range)."""
+        first = (split * tiles_per_split + jnp.minimum(i, tiles_per_split - 1)) * block_k
+        return indices_ref[token, pl.ds(first, block_k)]
+
+    def fetch(i, slots):
+        """Issue the gathers of the split's ``i``-th ``block_k`` candidates (none past the end)."""
+        column = (split * tiles_per_split + i) * block_k + lax.iota(jnp.int32, block_k)
+        active = (column < topk_len) & (slots >= 0) & (slots < num_slots) & (i < tiles_per_split)
         rows = jnp.where(active, slots, 0)  # a safe address; the mask keeps it unread
         scales = _row_scales(pool_ref, rows, active)
         codes = [_row_codes(pool_ref, rows, active, c) for c in range(NUM_TILES)]
+        return active, tuple(scales), tuple(codes)
+
+    def attend(carry, fetched):
+        row_max, row_sum, acc = carry
+        active, scales, raw_codes = fetched
+        codes = [_exact_fp16(raw) for raw in raw_codes]
         scores = None
         for c in range(NUM_TILES):
             # One 128-wide partial score per scale tile, scaled once per candidate.
@@ -200,13 +215,29 @@ def _kernel(
             new_acc.append(acc[c] * per_head(correction) + update * per_head(peak))
         return new_max, row_sum, tuple(new_acc)
 
+    def step(i, carry):
+        return attend(carry, fetch(i, candidate_slots(i)))
+
+    def prefetching_step(i, carry):
+        # Gather step i + 1 (its slot ids were read a step earlier) and read step i + 2's
+        # slot ids before computing on step i, so the latencies overlap the MMAs: Triton
+        # pipelines the gather itself only when both MMAs read the codes from shared
+        # memory (64-head blocks, docs/pallas.md).
+        state, fetched, slots = carry
+        ahead = fetch(i + 1, slots)
+        return attend(state, fetched), ahead, candidate_slots(i + 2)
+
     acc_shape = (TILE, block_h) if major else (block_h, TILE)
     init = (
         jnp.full((block_h,), -jnp.inf, jnp.float32),
         jnp.zeros((block_h,), jnp.float32),
         tuple(jnp.zeros(acc_shape, jnp.float32) for _ in range(NUM_TILES)),
     )
-    row_max, row_sum, acc = lax.fori_loop(0, tiles_per_split, step, init)
+    if sched.prefetch:
+        first = (init, fetch(0, candidate_slots(0)), candidate_slots(1))
+        (row_max, row_sum, acc), _, _ = lax.fori_loop(0, tiles_per_split, prefetching_step, first)
+    else:
+        row_max, row_sum, acc = lax.fori_loop(0, tiles_per_split, step, init)
     nonempty = row_sum > 0
     inv_sum = jnp.where(nonempty, 1.0 / jnp.where(nonempty, row_sum, 1.0), 0.0)
     for c in range(NUM_TILES):
@@ -249,7 +280,8 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     tiles_per_split = sched.tiles(indices.shape[1])
     out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
-    (indices, topk_lens, q, pool), struct_kw = _same_varying_axes(indices, topk_lens, q, pool)
+    q, q_scale = unit_queries(q)
+    operands, struct_kw = _same_varying_axes(indices, topk_lens, q, q_scale, pool)
     kernel = functools.partial(
         _kernel, sched=sched, tiles_per_split=tiles_per_split, num_slots=num_slots, sm_scale=sm_scale
     )
@@ -265,4 +297,4 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
         compiler_params=plgpu.CompilerParams(num_warps=sched.num_warps, num_stages=sched.num_stages),
         interpret=interpret,
         name="sparse_mla_fp8_rows",
-    )(indices, topk_lens, q, pool)
+    )(*operands)

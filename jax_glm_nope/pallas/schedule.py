@@ -40,7 +40,8 @@ class Schedule:
     num_splits: int
     num_warps: int
     num_stages: int
-    candidates_major: bool = False  # MMA rows are candidates, not heads (kernel.py; slower)
+    candidates_major: bool = False  # MMA rows are candidates, not heads (kernel.py)
+    prefetch: bool = False  # gather step i + 1 while computing step i (kernel.py)
 
     def tiles(self, num_candidates: int) -> int:
         """Candidate tiles per split (the candidate axis is padded to cover them all)."""
@@ -62,21 +63,32 @@ def head_block(num_heads: int) -> int:
 def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Schedule:
     """The schedule for ``q [T, H, 512]`` over ``indices [T, K]`` (the dispatch table).
 
-    | heads   | block_h | warps | programs aimed at           |
-    |---------|---------|-------|-----------------------------|
-    | 1-16    | 16      | 8     | 2 x SMs (split candidates)  |
-    | 17-32   | 32      | 8     | 2 x SMs (split candidates)  |
-    | 33-128  | 64      | 8     | 1 x SMs (split candidates)  |
+    | heads   | block_h | MMA rows   | warps | programs aimed at          | gather          |
+    |---------|---------|------------|-------|----------------------------|-----------------|
+    | 1-16    | 16      | heads      | 8     | 2 x SMs (split candidates) | one step ahead  |
+    | 17-32   | 32      | heads      | 8     | 2 x SMs (split candidates) | one step ahead  |
+    | 33-128  | 64      | heads      | 8     | 1 x SMs (split candidates) | Triton pipeline |
 
-    Always heads-major, 64 candidates a step. Measured on the H200 (docs/pallas.md):
-    candidates-major was 2x slower at 8 heads (474 vs 244 us, b=128) and 4x at 64;
-    4 warps tied 8 at b=128 (234 vs 244 us) but lost at b=1 (48 vs 29 us).
+    *Small launches*: when even one program per 64-candidate step cannot give every SM
+    a program (``T * head blocks * steps < SMs``: single-token decode), 33-128 heads
+    run in 32-head blocks (twice the programs) and 17-32 heads with the candidates as
+    the MMA rows. Every choice is a measurement on the H200 (docs/pallas.md).
     """
     block_h = head_block(num_heads)
+    tiles = -(-num_candidates // BLOCK_K)
+    candidates_major = False
+    if max(1, num_tokens) * -(-num_heads // block_h) * tiles < NUM_SMS:
+        if block_h == LARGE_BLOCK_H:
+            block_h = MEDIUM_HEADS
+        elif block_h == MEDIUM_HEADS:
+            candidates_major = True
     waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES
     head_blocks = -(-num_heads // block_h)
-    tiles = -(-num_candidates // BLOCK_K)
     pairs = max(1, num_tokens * head_blocks)  # (token, head block) programs without a split
     num_splits = max(1, min(tiles, waves * NUM_SMS // pairs))
     num_splits = -(-tiles // -(-tiles // num_splits))  # equal splits: none is all padding
-    return Schedule(block_h, BLOCK_K, num_splits, num_warps=8, num_stages=2)
+    # 64-head blocks read both MMA operands from shared memory and Triton pipelines their
+    # gathers (cp.async); smaller blocks keep the codes in registers, so the kernel
+    # gathers the next step itself. With one step per split there is nothing to overlap.
+    prefetch = block_h < LARGE_BLOCK_H and not candidates_major and -(-tiles // num_splits) > 1
+    return Schedule(block_h, BLOCK_K, num_splits, 8, 2, candidates_major, prefetch)
