@@ -228,10 +228,10 @@ class FlashMLA:
 # ----------------------------------------------------------------------------- accuracy
 
 
-def accuracy(out, lse, q, pool, indices, topk_lens) -> tuple[float, float]:
+def accuracy(out, lse, q, pool, indices, topk_lens, reference=None) -> tuple[float, float]:
     """Worst per-token relative L2 error of ``out`` and worst ``|lse - ref|`` against the
-    jnp reference (float32 at HIGHEST precision) on the same inputs."""
-    ref_out, ref_lse = sparse_mla_reference(q, pool, indices, topk_lens, SM_SCALE)
+    jnp reference (float32 at HIGHEST precision) on the same inputs (or ``reference``)."""
+    ref_out, ref_lse = reference or sparse_mla_reference(q, pool, indices, topk_lens, SM_SCALE)
     ref_out = np.asarray(ref_out, np.float32)
     out = np.asarray(out, np.float32)
     num = np.linalg.norm((out - ref_out).reshape(len(out), -1), axis=1)
@@ -331,17 +331,22 @@ def run_case(case: Case, pool, flashmla: FlashMLA | None, args, schedules) -> di
     out, lse = jax.jit(pallas_impl(interpret=args.interpret), static_argnums=4)(
         q, pool, idx0, lens0, SM_SCALE
     )
-    row["rel_l2_max"], row["lse_err_max"] = accuracy(out, lse, q, pool, idx0, lens0)
-    timings = {}
+    reference = sparse_mla_reference(q, pool, idx0, lens0, SM_SCALE)
+    row["rel_l2_max"], row["lse_err_max"] = accuracy(out, lse, q, pool, idx0, lens0, reference)
+    timings, errors = {}, {}
     for sched in schedules:
         try:
-            timings[sched] = time_jax(
-                pallas_impl(sched, args.interpret), q, pool, index_sets, reps=args.reps, rounds=args.rounds
-            )
+            impl = pallas_impl(sched, args.interpret)
+            got = jax.jit(impl, static_argnums=4)(q, pool, idx0, lens0, SM_SCALE)
+            errors[sched] = accuracy(*got, q, pool, idx0, lens0, reference)
+            timings[sched] = time_jax(impl, q, pool, index_sets, reps=args.reps, rounds=args.rounds)
         except Exception as err:  # noqa: BLE001 - a schedule that does not compile is reported
             row.setdefault("failed", []).append(f"{sched}: {type(err).__name__}: {str(err)[:300]}")
     if schedules:
-        row["sweep"] = [{"schedule": dataclasses.asdict(s), "us": t} for s, t in timings.items()]
+        row["sweep"] = [
+            {"schedule": dataclasses.asdict(s), "us": t, "rel_l2_max": e[0], "lse_err_max": e[1]}
+            for (s, t), e in zip(timings.items(), (errors[s] for s in timings), strict=True)
+        ]
         best = min(timings, key=timings.get)
         row["best_schedule"], row["best_us"] = dataclasses.asdict(best), timings[best]
     pallas_us = timings.get(chosen) or time_jax(
@@ -362,9 +367,14 @@ def ratio(peer_us: float | None, ours_us: float) -> str:
     return "-" if peer_us is None else f"{peer_us / ours_us:.2f}x"
 
 
+def schedule_flags(s: dict) -> str:
+    return (" cm" if s.get("candidates_major") else "") + (" pf" if s.get("prefetch") else "")
+
+
 def table(rows: list[dict]) -> str:
     head = (
-        "| case | schedule (h,k,splits,warps,stages) | Pallas us | TB/s | TFLOP/s | plain JAX us "
+        "| case | schedule (h,k,splits,warps,stages; cm: candidates-major, pf: gather ahead) "
+        "| Pallas us | TB/s | TFLOP/s | plain JAX us "
         "| FlashMLA (64/128 heads) us | vs JAX | vs FlashMLA | rel L2 | lse err |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
@@ -374,7 +384,8 @@ def table(rows: list[dict]) -> str:
         fmt = lambda v, spec=".1f": "-" if v is None else format(v, spec)  # noqa: E731
         lines.append(
             f"| {r['label']} | {s['block_h']},{s['block_k']},{s['num_splits']},{s['num_warps']},"
-            f"{s['num_stages']} | {r['pallas_us']:.1f} | {r['pallas_tb_s']:.2f} | {r['pallas_tflop_s']:.1f} "
+            f"{s['num_stages']}{schedule_flags(s)} | {r['pallas_us']:.1f} | {r['pallas_tb_s']:.2f} "
+            f"| {r['pallas_tflop_s']:.1f} "
             f"| {fmt(jax_us)} | {fmt(fm_us)} | {ratio(jax_us, r['pallas_us'])} "
             f"| {ratio(fm_us, r['pallas_us'])} | {r['rel_l2_max']:.1e} "
             f"| {r['lse_err_max']:.1e} |"
