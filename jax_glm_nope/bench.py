@@ -143,6 +143,10 @@ def pallas_impl(schedule: Schedule | None = None, interpret: bool = False):
     return run
 
 
+MIN_ROUND_S = 0.02
+MAX_REPS = 500
+
+
 def time_jax(impl, q, pool, index_sets, *, reps: int, rounds: int) -> float:
     """Median device time per call, in microseconds (see the module docstring)."""
 
@@ -151,6 +155,11 @@ def time_jax(impl, q, pool, index_sets, *, reps: int, rounds: int) -> float:
         return [impl(q, pool, idx, lens, SM_SCALE) for idx, lens in sets]
 
     jax.block_until_ready(many(q, pool, index_sets))  # compile and warm up
+    # Rounds of at least MIN_ROUND_S, so microsecond-scale calls (b=1) are not timed over
+    # a millisecond of work, where launch latency and clock ramp-up dominate.
+    start = time.perf_counter()
+    jax.block_until_ready(many(q, pool, index_sets))
+    reps = max(reps, min(MAX_REPS, math.ceil(MIN_ROUND_S / (time.perf_counter() - start))))
     per_call = []
     for _ in range(rounds):
         start = time.perf_counter()
@@ -212,6 +221,11 @@ class FlashMLA:
         for tidx in tsets:
             call(tidx)
         torch.cuda.synchronize()
+        start = time.perf_counter()
+        for tidx in tsets:
+            call(tidx)
+        torch.cuda.synchronize()
+        reps = max(reps, min(MAX_REPS, math.ceil(MIN_ROUND_S / (time.perf_counter() - start))))
         per_call = []
         for _ in range(rounds):
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

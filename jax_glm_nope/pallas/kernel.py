@@ -96,21 +96,22 @@ def _power_of_two_above(x):
     return above, inverse
 
 
-def unit_queries(q):
-    """``q [T, H, 512]`` bf16 -> (fp16 queries scaled per head into [-1, 1], the power of two).
+def _unit_queries(q_ref, token, heads):
+    """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power.
 
-    Done once in XLA before the kernel, so the kernel's score MMAs read the queries
-    straight from memory (Triton can then keep them in shared memory instead of holding
-    a copy per warp in registers). fp16 has 3 more mantissa bits than bf16 but a narrow
-    range: scaled so the head's largest value is in [0.5, 1), every bf16 query value
-    above 2^-17 of the maximum converts exactly (smaller ones round, contributing below
-    that to the dot product).
+    fp16 has 3 more mantissa bits than bf16 but a narrow range: scaled so the head's
+    largest value is in [0.5, 1), every bf16 query value above 2^-17 of the maximum
+    converts exactly (smaller ones round, contributing below that to the dot product).
+    Converted in the kernel and held in registers: converting once in XLA so the MMAs
+    read them from shared memory measured 6-9% slower (docs/pallas.md, change 8).
     """
-    q = q.astype(jnp.float32)
-    peak = jnp.max(jnp.abs(q), axis=-1)
+    parts = [q_ref[token, heads, pl.ds(c * TILE, TILE)].astype(jnp.float32) for c in range(NUM_TILES)]
+    peak = jnp.max(jnp.abs(parts[0]), axis=1)
+    for part in parts[1:]:
+        peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
     peak = jnp.where(peak > 0, peak, 1.0)  # zero (or padding) heads: any scale works
     above, inverse = _power_of_two_above(peak)
-    return (q * inverse[..., None]).astype(MMA_DTYPE), above
+    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above
 
 
 def _normalised_weights(probs, scales, axis: int):
@@ -132,7 +133,6 @@ def _kernel(
     indices_ref,
     lens_ref,
     q_ref,
-    q_scale_ref,
     pool_ref,
     out_ref,
     lse_ref,
@@ -160,8 +160,7 @@ def _kernel(
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries = [q_ref[token, heads, pl.ds(c * TILE, TILE)] for c in range(NUM_TILES)]
-    query_peak = q_scale_ref[token, heads]
+    queries, query_peak = _unit_queries(q_ref, token, heads)
     # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
     # queries' normalisation into one per-head factor.
     head_factor = query_peak * (sm_scale * LOG2E)
@@ -280,8 +279,7 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     tiles_per_split = sched.tiles(indices.shape[1])
     out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
-    q, q_scale = unit_queries(q)
-    operands, struct_kw = _same_varying_axes(indices, topk_lens, q, q_scale, pool)
+    operands, struct_kw = _same_varying_axes(indices, topk_lens, q, pool)
     kernel = functools.partial(
         _kernel, sched=sched, tiles_per_split=tiles_per_split, num_slots=num_slots, sm_scale=sm_scale
     )
