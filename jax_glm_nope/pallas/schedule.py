@@ -71,15 +71,17 @@ def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Sch
 
     *Small launches*: when even one program per 64-candidate step cannot give every SM
     a program (``T * head blocks * steps < SMs``: single-token decode), 33-128 heads
-    run in 32-head blocks (twice the programs) and 17-32 heads with the candidates as
-    the MMA rows. Every choice is a measurement on the H200 (docs/pallas.md).
+    run in 32-head blocks (twice the programs; 4 warps up to 64 heads) and 17-32 heads
+    with the candidates as the MMA rows. Every choice is a measurement on the H200
+    (docs/pallas.md).
     """
     block_h = head_block(num_heads)
     tiles = -(-num_candidates // BLOCK_K)
-    candidates_major = False
+    candidates_major, num_warps = False, 8
     if max(1, num_tokens) * -(-num_heads // block_h) * tiles < NUM_SMS:
         if block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
+            num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8  # b=1: 21.9 vs 33.8 us at 64 heads
         elif block_h == MEDIUM_HEADS:
             candidates_major = True
     waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES
@@ -91,4 +93,4 @@ def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Sch
     # gathers (cp.async); smaller blocks keep the codes in registers, so the kernel
     # gathers the next step itself. With one step per split there is nothing to overlap.
     prefetch = block_h < LARGE_BLOCK_H and not candidates_major and -(-tiles // num_splits) > 1
-    return Schedule(block_h, BLOCK_K, num_splits, 8, 2, candidates_major, prefetch)
+    return Schedule(block_h, BLOCK_K, num_splits, num_warps, 2, candidates_major, prefetch)
