@@ -14,6 +14,7 @@ once (as fp16, exactly scaled by a power of two), then walks its candidate range
 4. per tile: ``acc_c += (p * scale_c) . codes_c`` -- the value-side scale is folded
    into the probabilities (normalised per head before the fp16 conversion).
 
+With ``Schedule.prefetch`` step ``i + 1`` is gathered while step ``i`` computes.
 Each program writes its range's normalised output and natural-log LSE; with one split
 those are final, otherwise ``ops.py`` merges the splits exactly. No atomics: the
 same inputs give the same bits. Design and measurements: docs/pallas.md.
@@ -70,10 +71,11 @@ def _row_scales(pool_ref, rows, active):
 def _row_codes(pool_ref, rows, active, tile):
     """The ``tile``-th 128 codes of each row, ``[block_k, 128]`` uint8 (0 where inactive).
 
-    They become fp16 (``_exact_fp16``), not bf16: e4m3 -> f16 is one packed instruction per two values
-    (``F2FP.F16.E4M3.UNPACK``), while e4m3 -> bf16 goes through f16 and then a
-    one-value-at-a-time ``F2F.BF16.F16`` -- the largest instruction class in the SASS
-    of the bf16 version (docs/pallas.md). Every e4m3 value is exact in fp16.
+    The MMAs take them as fp16 (``_exact_fp16``), not bf16: e4m3 -> f16 is one packed
+    instruction per two values (``F2FP.F16.E4M3.UNPACK``), while e4m3 -> bf16 goes
+    through f16 and then a one-value-at-a-time ``F2F.BF16.F16`` -- the largest
+    instruction class in the SASS of the bf16 version (docs/pallas.md). Every e4m3
+    value is exact in fp16.
     """
     return _gather(pool_ref, rows, active, COMPACT.codes_offset + tile * TILE, TILE)
 
@@ -151,8 +153,11 @@ def _kernel(
     - candidates-major: ``scores^T [block_k, block_h] = codes . q^T``, so the 64
       gathered rows fill a warpgroup MMA's M dimension and the few heads its N; the
       accumulator is ``out^T``. Meant for 8-16 heads, where heads-major runs 16-row
-      MMAs, but measured 2x slower on the H200 (more register spills,
-      docs/pallas.md); kept as a tested option.
+      MMAs, but measured 2x slower there on the H200 (more register spills); the
+      table uses it for single-token decode at 17-32 heads, where it wins
+      (docs/pallas.md).
+
+    With ``sched.prefetch`` the loop gathers one step ahead (``prefetching_step``).
     """
     head_block, split, token = pl.program_id(0), pl.program_id(1), pl.program_id(2)
     block_h, block_k = sched.block_h, sched.block_k
