@@ -13,7 +13,8 @@ A schedule fixes the program grid of the kernel (``kernel.py``) and its Triton k
   raises the program count to ``GATHER_BOUND_WAVES`` or ``MATH_BOUND_WAVES``
   programs per SM.
 - ``num_warps``, ``num_stages``: Triton's; ``candidates_major``: which operand of the
-  MMAs the gathered rows are (``kernel.py``).
+  MMAs the gathered rows are; ``prefetch``: the kernel gathers step ``i + 1`` while
+  step ``i`` computes (``kernel.py``).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Sch
     pairs = max(1, num_tokens * head_blocks)  # (token, head block) programs without a split
     num_splits = max(1, min(tiles, waves * NUM_SMS // pairs))
     num_splits = -(-tiles // -(-tiles // num_splits))  # equal splits: none is all padding
+    sched = Schedule(block_h, BLOCK_K, num_splits, num_warps, 2, candidates_major)
     # 64-head blocks read both MMA operands from shared memory and Triton pipelines their
     # gathers (cp.async); smaller blocks keep the codes in registers, so the kernel
     # gathers the next step itself. With one step per split there is nothing to overlap.
-    prefetch = block_h < LARGE_BLOCK_H and not candidates_major and -(-tiles // num_splits) > 1
-    return Schedule(block_h, BLOCK_K, num_splits, num_warps, 2, candidates_major, prefetch)
+    prefetch = block_h < LARGE_BLOCK_H and not candidates_major and sched.tiles(num_candidates) > 1
+    return dataclasses.replace(sched, prefetch=prefetch)
