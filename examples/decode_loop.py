@@ -378,18 +378,7 @@ def main(argv=None) -> dict:
         topk_pools=args.topk_pools,
         param_dtype=args.param_dtype,
     )
-    run = Run(
-        batch=args.batch,
-        prompt_len=args.prompt_len,
-        prefill_chunk=args.prefill_chunk,
-        steps=args.steps,
-        page_size=args.page_size,
-        data=args.data,
-        model=args.model,
-        backend=args.backend,
-        interpret=args.interpret,
-        seed=args.seed,
-    )
+    run = Run(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Run)})
     result = generate(cfg, run, attention_share=args.attention_share)
     t = result.timings
     devices = jax.devices()
