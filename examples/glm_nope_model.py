@@ -263,6 +263,12 @@ def indexer_candidates(cfg: Config, x, layer, index_keys, req_to_token, position
     return jnp.concatenate([groups, tail], axis=-1).astype(jnp.int32)
 
 
+def _write_rows(cache, rows, slots):
+    """``cache[slots] = rows`` for a plain ``[num_slots, width]`` cache; slot -1 writes nothing."""
+    target = jnp.where(slots >= 0, slots, cache.shape[0])
+    return cache.at[target].set(rows.astype(cache.dtype), mode="drop")
+
+
 def _dense_attention(cfg, q_abs, kv, req_to_token, local):
     """The dense cache (BF16 or float32), top-k as a mask over the whole context: ``[R, C, H, 512]``."""
     num_requests, chunk, _ = local.shape
@@ -312,13 +318,11 @@ def forward(
         latent = rms_norm(_mm(x, layer["w_dkv"], "rcd,dl->rcl"), layer["kv_norm"]).reshape(num_tokens, -1)
         index_key = _mm(x, layer["w_ik"], "rcd,de->rce").reshape(num_tokens, -1)
 
-        index_keys = cache["index_keys"].at[jnp.where(slots >= 0, slots, cache["index_keys"].shape[0])]
-        index_keys = index_keys.set(index_key.astype(jnp.bfloat16), mode="drop")
+        index_keys = _write_rows(cache["index_keys"], index_key, slots)
         if attention in DENSE_CACHE_DTYPES:
             if attention == "dense-fp8":
                 latent = jgn.dequantize(jgn.quantize(latent, jgn.COMPACT))
-            kv = cache["kv"].at[jnp.where(slots >= 0, slots, cache["kv"].shape[0])]
-            kv = kv.set(latent.astype(cache["kv"].dtype), mode="drop")
+            kv = _write_rows(cache["kv"], latent, slots)
         else:
             kv = jgn.write_kv(cache["kv"], latent, slots)
         new_caches.append({"kv": kv, "index_keys": index_keys})
@@ -370,8 +374,7 @@ def make_step(
     """The jitted, sharded step; the caches (argument 1) are donated and updated in place."""
     if attention not in ATTENTION_MODES:
         raise ValueError(f"attention: expected one of {ATTENTION_MODES}, got {attention!r}")
-    heads_per_rank, rest = divmod(cfg.num_heads, mesh.shape["model"])
-    if rest:
+    if cfg.num_heads % mesh.shape["model"]:
         raise ValueError(
             f"heads: expected a multiple of the {mesh.shape['model']}-way model axis, got {cfg.num_heads}"
         )
