@@ -82,6 +82,19 @@ inline ffi::Error check_attention(ffi::Buffer<ffi::BF16> q, ffi::Buffer<ffi::U8>
   return ffi::Error::Success();
 }
 
+// The binding both GLM handlers start from: stream, device, q [T, H, 512] bf16,
+// pool u8, indices s32, topk_lens s32, sm_scale; each appends its results.
+inline auto bind_attention() {
+  return ffi::Ffi::Bind()
+      .Ctx<ffi::PlatformStream<cudaStream_t>>()
+      .Ctx<ffi::DeviceOrdinal>()
+      .Arg<ffi::Buffer<ffi::BF16>>()  // q
+      .Arg<ffi::Buffer<ffi::U8>>()    // pool
+      .Arg<ffi::Buffer<ffi::S32>>()   // indices
+      .Arg<ffi::Buffer<ffi::S32>>()   // topk_lens
+      .Attr<float>("sm_scale");
+}
+
 // What the GLM targets answer on an SM120/SM121 GPU when the library was built
 // without FlashInfer's units (no FlashInfer headers, or no sm_120a/sm_121a).
 constexpr const char* kBuiltWithoutGlm =

@@ -154,14 +154,7 @@ extern "C" int jax_glm_nope_decode_splits(int topk) {
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeGlm53Decode, jax_glm_nope::glm::decode_impl,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<xla::ffi::DeviceOrdinal>()
-                                  .Arg<xla::ffi::Buffer<xla::ffi::BF16>>()  // q
-                                  .Arg<xla::ffi::Buffer<xla::ffi::U8>>()    // pool
-                                  .Arg<xla::ffi::Buffer<xla::ffi::S32>>()   // indices
-                                  .Arg<xla::ffi::Buffer<xla::ffi::S32>>()   // topk_lens
-                                  .Attr<float>("sm_scale")
+                              jax_glm_nope::glm::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>()   // lse
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // mid_out

@@ -80,14 +80,7 @@ ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF
 }  // namespace jax_glm_nope::glm
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeGlm53Prefill, jax_glm_nope::glm::prefill_impl,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<xla::ffi::DeviceOrdinal>()
-                                  .Arg<xla::ffi::Buffer<xla::ffi::BF16>>()  // q
-                                  .Arg<xla::ffi::Buffer<xla::ffi::U8>>()    // pool
-                                  .Arg<xla::ffi::Buffer<xla::ffi::S32>>()   // indices
-                                  .Arg<xla::ffi::Buffer<xla::ffi::S32>>()   // topk_lens
-                                  .Attr<float>("sm_scale")
+                              jax_glm_nope::glm::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>(),  // lse
                               {xla::ffi::Traits::kCmdBufferCompatible});
