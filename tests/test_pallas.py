@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from attention_cases import assert_close_per_token, paged
 from numpy_ref import hostile_indices, hostile_pool, np_sparse_mla
 
 from jax_glm_nope import layout, sparse_mla
@@ -23,7 +24,6 @@ from jax_glm_nope.pallas import (
 from jax_glm_nope.pallas import schedule as schedule_module
 
 SM_SCALE = 0.05
-RTOL_OUT, ATOL_LSE = 5e-3, 1e-2
 
 
 def _inputs(seed, num_tokens, num_heads, num_candidates, row_bytes, num_slots=None):
@@ -41,18 +41,7 @@ def _assert_close(out, lse, q, pool2d, indices, lens):
     ref_out, ref_lse = np_sparse_mla(
         np.asarray(q.astype(jnp.float32)), pool2d, indices, np.clip(lens, 0, indices.shape[1]), SM_SCALE
     )
-    out, lse = np.asarray(out, np.float64), np.asarray(lse, np.float64)
-    assert out.shape == ref_out.shape and lse.shape == ref_lse.shape
-    assert not np.isnan(out).any() and not np.isnan(lse).any()
-    np.testing.assert_array_equal(np.isneginf(lse), np.isneginf(ref_lse))
-    finite = np.isfinite(ref_lse)
-    np.testing.assert_allclose(lse[finite], ref_lse[finite], rtol=0, atol=ATOL_LSE)
-    for t in range(len(out)):
-        ref_norm = np.linalg.norm(ref_out[t])
-        if ref_norm == 0:
-            assert np.all(out[t] == 0), t  # no active candidate: exactly 0
-        else:
-            assert np.linalg.norm(out[t] - ref_out[t]) <= RTOL_OUT * ref_norm, t
+    assert_close_per_token(out, lse, ref_out, ref_lse)
 
 
 # (T, H, K, row_bytes, page_size): K=1, odd head counts, both formats, 3-D pools, T=65.
@@ -71,10 +60,7 @@ def test_matches_float64_reference(num_tokens, num_heads, num_candidates, row_by
     q, pool, indices, lens = _inputs(
         num_tokens * 1000 + num_heads, num_tokens, num_heads, num_candidates, row_bytes
     )
-    shaped = pool
-    if page_size is not None:
-        pad = np.zeros((-len(pool) % page_size, row_bytes), np.uint8)
-        shaped = np.concatenate([pool, pad]).reshape(-1, page_size, row_bytes)
+    shaped = pool if page_size is None else paged(pool, page_size)
     call = jax.jit(lambda q, p, i, n: sparse_mla(q, p, i, SM_SCALE, n, backend="pallas", interpret=True))
     out, lse = call(q, jnp.asarray(shaped), jnp.asarray(indices), jnp.asarray(lens))
     _assert_close(out, lse, q, np.asarray(shaped).reshape(-1, row_bytes), indices, lens)
@@ -124,7 +110,13 @@ def test_every_head_block(block_h, candidates_major, prefetch):
     q, pool, indices, lens = _inputs(3, 7, 40, 200, 656)
     sched = Schedule(block_h, 32, 2, 4, 1, candidates_major=candidates_major, prefetch=prefetch)
     out, lse = sparse_mla_pallas(
-        q, jnp.asarray(pool), jnp.asarray(indices), jnp.asarray(lens), SM_SCALE, interpret=True, schedule=sched
+        q,
+        jnp.asarray(pool),
+        jnp.asarray(indices),
+        jnp.asarray(lens),
+        SM_SCALE,
+        interpret=True,
+        schedule=sched,
     )
     _assert_close(out, lse, q, pool, indices, lens)
 
