@@ -20,9 +20,6 @@ import jax.numpy as jnp
 from .. import layout
 from . import targets
 
-# Which target serves a call: one rule, by token count.
-DECODE_MAX_TOKENS = targets.MAX_DECODE_TOKENS
-
 
 def _prefill_heads(num_heads: int) -> int:
     return next(h for h in targets.PREFILL_HEADS if h >= num_heads)
@@ -44,7 +41,7 @@ def sparse_mla_flashinfer(q, pool, indices, topk_lens, sm_scale: float):
     active = (indices >= 0) & (indices < num_slots) & (column[None, :] < lens[:, None])
     indices = jnp.where(active, indices, -1).astype(jnp.int32)
     q = q.astype(jnp.bfloat16)
-    if num_tokens <= DECODE_MAX_TOKENS:
+    if num_tokens <= targets.MAX_DECODE_TOKENS:  # which target: by token count
         out, lse = targets.glm53_decode_call(q, pool, indices, lens, sm_scale)
     else:
         padded_k = -(-num_candidates // targets.CANDIDATE_WINDOW) * targets.CANDIDATE_WINDOW
@@ -61,7 +58,7 @@ def sparse_mla_flashinfer(q, pool, indices, topk_lens, sm_scale: float):
 
 def plan(num_tokens: int, num_heads: int, num_candidates: int) -> dict:
     """What :func:`sparse_mla_flashinfer` launches for a shape (for docs, tests and info)."""
-    if num_tokens <= DECODE_MAX_TOKENS:
+    if num_tokens <= targets.MAX_DECODE_TOKENS:  # which target: by token count
         mid_out, mid_lse = targets.scratch_shapes(num_tokens, num_heads, num_candidates)
         return {
             "target": targets.GLM53_DECODE,
