@@ -36,6 +36,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import layout  # noqa: E402
+from .candidates import active_candidates  # noqa: E402
 from .pallas import Schedule, choose_schedule, sparse_mla_pallas  # noqa: E402
 from .quant import dequantize_rows, quantize_rows  # noqa: E402
 from .reference import sparse_mla_reference  # noqa: E402
@@ -119,9 +120,7 @@ def make_q(case: Case, seed: int) -> jax.Array:
 
 def plain_jax(q, pool, indices, topk_lens, sm_scale):
     """What model code writes today: ``jnp.take`` the rows, dequantize, two einsums."""
-    num_slots = pool.shape[0]
-    column = jnp.arange(indices.shape[1])
-    active = (column[None, :] < topk_lens[:, None]) & (indices >= 0) & (indices < num_slots)
+    active = active_candidates(indices, topk_lens, pool.shape[0])
     keys = dequantize_rows(jnp.take(pool, jnp.where(active, indices, 0), axis=0)).astype(jnp.bfloat16)
     keys = jnp.where(active[..., None], keys, 0)
     scores = jnp.einsum("thd,tkd->thk", q, keys, preferred_element_type=jnp.float32) * sm_scale
@@ -201,8 +200,7 @@ class FlashMLA:
         tsets = []
         for idx, lens in index_sets:
             # FlashMLA's V32 kernels take no topk_length and treat only -1 as a hole.
-            column = jnp.arange(idx.shape[1])[None, :]
-            idx = jnp.where((idx >= 0) & (idx < num_slots) & (column < lens[:, None]), idx, -1)
+            idx = jnp.where(active_candidates(idx, lens, num_slots), idx, -1)
             tsets.append(torch.from_dlpack(jax.block_until_ready(idx.reshape(case.tokens, 1, -1))))
         meta = flash_mla.get_mla_metadata()[0]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .candidates import active_candidates
 from .layout import HEAD_DIM
 from .quant import dequantize_rows
 
@@ -23,9 +24,7 @@ def tokens_per_chunk(num_tokens: int, num_candidates: int) -> int:
 
 def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     """``q [c, H, 512]`` f32 over ``indices [c, K]`` -> ``(out [c, H, 512] f32, lse [c, H])``."""
-    num_slots = pool.shape[0]
-    column = jnp.arange(indices.shape[1], dtype=jnp.int32)
-    active = (column[None, :] < topk_lens[:, None]) & (indices >= 0) & (indices < num_slots)
+    active = active_candidates(indices, topk_lens, pool.shape[0])
     keys = dequantize_rows(pool[jnp.where(active, indices, 0)])
     # Inactive rows may hold NaN (slot 0 above all): select, never multiply, them away.
     keys = jnp.where(active[..., None], keys, 0.0)

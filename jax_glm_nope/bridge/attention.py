@@ -18,6 +18,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .. import layout
+from ..candidates import active_candidates
 from . import targets
 
 
@@ -37,8 +38,7 @@ def sparse_mla_flashinfer(q, pool, indices, topk_lens, sm_scale: float):
             jnp.zeros((0, num_heads), jnp.float32),
         )
     lens = jnp.clip(topk_lens.astype(jnp.int32), 0, num_candidates)
-    column = jnp.arange(num_candidates, dtype=jnp.int32)
-    active = (indices >= 0) & (indices < num_slots) & (column[None, :] < lens[:, None])
+    active = active_candidates(indices, lens, num_slots)
     indices = jnp.where(active, indices, -1).astype(jnp.int32)
     q = q.astype(jnp.bfloat16)
     if num_tokens <= targets.MAX_DECODE_TOKENS:  # which target: by token count
