@@ -127,21 +127,34 @@ def find_flashinfer_data() -> pathlib.Path:
     return path
 
 
-def _flashinfer_header_files(data: pathlib.Path) -> list[pathlib.Path]:
+@functools.cache
+def _flashinfer_header_files(data: pathlib.Path) -> tuple[tuple[str, pathlib.Path], ...]:
+    """(name relative to ``data``, path) of every header the GLM units include; listed once."""
     include = data / "include" / "flashinfer"
     files = sorted((include / "attention" / "sparse_mla_sm120").rglob("*"))
     files += [include / "fastdiv.cuh", include / "math.cuh"]
     files.append(data / "cccl" / "libcudacxx" / "include" / "cuda" / "std" / "__cccl" / "version.h")
-    return [f for f in files if f.is_file()]
+    return tuple((f.relative_to(data).as_posix(), f) for f in files if f.is_file())
+
+
+@functools.cache
+def _digest(files: tuple[tuple[str, str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, path, _, _ in files:
+        digest.update(name.encode() + b"\0" + pathlib.Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def _files_digest(named) -> str:
+    """sha256 over each file's name, a NUL and its bytes. The bytes are read again only
+    when a file's size or modification time changes: availability checks run on every
+    eager call of an ``"auto"`` backend, and hashing FlashInfer's headers takes ~5 ms."""
+    stats = ((name, path, path.stat()) for name, path in named)
+    return _digest(tuple((name, str(path), st.st_mtime_ns, st.st_size) for name, path, st in stats))
 
 
 def flashinfer_header_hash(data: pathlib.Path) -> str:
-    digest = hashlib.sha256()
-    for path in _flashinfer_header_files(data):
-        digest.update(path.relative_to(data).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return _files_digest(_flashinfer_header_files(data))
 
 
 def check_flashinfer_headers(data: pathlib.Path) -> str:
@@ -182,11 +195,8 @@ def _check_layout_header(sources: pathlib.Path) -> None:
 
 
 def _source_hash(sources: pathlib.Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(sources.iterdir()):
-        if path.suffix in (".cu", ".h", ".cuh"):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    files = [path for path in sorted(sources.iterdir()) if path.suffix in (".cu", ".h", ".cuh")]
+    return _files_digest([(path.name, path) for path in files])
 
 
 @functools.cache
