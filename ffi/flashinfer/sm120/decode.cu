@@ -1,15 +1,15 @@
 // GLM53_NOPE split-K decode (T <= 64): FlashInfer 0.7.4's
 // sparse_mla_decode_dsv3_2_kernel<GLM53_NOPE, H> over candidate windows, then its
 // merge kernel. Scratch (mid_out, mid_lse) arrives as extra XLA result buffers,
-// sized in Python by jax_glm_nope.bridge.scratch_shapes; nothing is allocated here,
+// sized in Python by jax_glm_nope.native.targets.flashinfer_scratch_shapes; nothing is allocated here,
 // so XLA may capture the call in a command buffer.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "glm_common.h"
+#include "flashinfer/sm120/sm120_common.h"
 
-#if JAX_GLM_NOPE_WITH_GLM
+#if JAX_GLM_NOPE_WITH_FLASHINFER
 #include <flashinfer/attention/sparse_mla_sm120/execution/attention_plan.h>
 
 #include <flashinfer/attention/sparse_mla_sm120/execution/merge.cuh>
@@ -17,10 +17,10 @@
 #include <flashinfer/attention/sparse_mla_sm120/model/kv_cache_traits.cuh>
 #endif
 
-namespace jax_glm_nope::glm {
+namespace jax_glm_nope::flashinfer_sm120 {
 namespace {
 
-#if JAX_GLM_NOPE_WITH_GLM
+#if JAX_GLM_NOPE_WITH_FLASHINFER
 namespace fi = flashinfer::sparse_mla_sm120;
 
 constexpr ModelType kModel = ModelType::GLM53_NOPE;
@@ -95,7 +95,7 @@ cudaError_t launch(const DecodeCall& c, cudaStream_t stream) {
       head_blocks * ::HPB, size_t(heads), kLn2);
   return cudaGetLastError();
 }
-#endif  // JAX_GLM_NOPE_WITH_GLM
+#endif  // JAX_GLM_NOPE_WITH_FLASHINFER
 
 ffi::Error decode_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF16> q,
                        ffi::Buffer<ffi::U8> pool, ffi::Buffer<ffi::S32> indices,
@@ -104,7 +104,7 @@ ffi::Error decode_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF1
                        ffi::ResultBuffer<ffi::BF16> mid_out, ffi::ResultBuffer<ffi::F32> mid_lse) {
   DeviceArch arch;
   if (auto e = check_arch(device, &arch); e.failure()) return e;
-#if JAX_GLM_NOPE_WITH_GLM
+#if JAX_GLM_NOPE_WITH_FLASHINFER
   AttentionShape shape;
   if (auto e = check_attention(q, pool, indices, topk_lens, *out, *lse, &shape); e.failure())
     return e;
@@ -139,22 +139,22 @@ ffi::Error decode_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF1
       shape.heads, [&](auto heads) { return launch<decltype(heads)::value>(call, stream); });
   return cuda_error(status, "GLM53_NOPE decode launch");
 #else
-  return ffi::Error(ffi::ErrorCode::kUnimplemented, kBuiltWithoutGlm);
+  return ffi::Error(ffi::ErrorCode::kUnimplemented, kBuiltWithoutFlashInfer);
 #endif
 }
 
 }  // namespace
-}  // namespace jax_glm_nope::glm
+}  // namespace jax_glm_nope::flashinfer_sm120
 
-extern "C" int jax_glm_nope_decode_scratch_heads(int heads) {
-  return jax_glm_nope::glm::decode_scratch_heads(heads);
+extern "C" int jax_glm_nope_flashinfer_decode_scratch_heads(int heads) {
+  return jax_glm_nope::flashinfer_sm120::decode_scratch_heads(heads);
 }
-extern "C" int jax_glm_nope_decode_splits(int topk) {
-  return jax_glm_nope::glm::decode_splits(topk);
+extern "C" int jax_glm_nope_flashinfer_decode_splits(int topk) {
+  return jax_glm_nope::flashinfer_sm120::decode_splits(topk);
 }
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeGlm53Decode, jax_glm_nope::glm::decode_impl,
-                              jax_glm_nope::glm::bind_attention()
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeFlashInferSm120Decode, jax_glm_nope::flashinfer_sm120::decode_impl,
+                              jax_glm_nope::flashinfer_sm120::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>()   // lse
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // mid_out

@@ -1,4 +1,4 @@
-// Helpers shared by every handler of the bridge: argument checks that return
+// Helpers shared by every handler of the native library: argument checks that return
 // InvalidArgument, the device-architecture query, and CUDA errors as ffi::Error.
 //
 // Handlers never throw: every failure is an ffi::Error returned to XLA, which
@@ -16,7 +16,7 @@ namespace jax_glm_nope {
 
 namespace ffi = xla::ffi;
 
-// 16 bytes: the widest vector access any kernel of the bridge makes.
+// 16 bytes: the widest vector access any kernel of the library makes.
 constexpr uintptr_t kBufferAlignment = 16;
 
 inline std::string shape_string(ffi::Span<const int64_t> dims) {

@@ -1,7 +1,7 @@
 // The cached-token row layout, as the CUDA side needs it.
 //
 // jax_glm_nope/layout.py is the one home of this layout (SPEC section 1); these
-// constants restate it for C++ and jax_glm_nope/bridge/build.py refuses to build
+// constants restate it for C++ and jax_glm_nope/native/build.py refuses to build
 // when they disagree with layout.py (it compares the numbers before every build).
 //
 //   COMPACT (528 B)                       PADDED (656 B)

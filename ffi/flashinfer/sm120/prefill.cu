@@ -7,13 +7,13 @@
 
 #include <cstdint>
 
-#include "glm_common.h"
+#include "flashinfer/sm120/sm120_common.h"
 
-#if JAX_GLM_NOPE_WITH_GLM
+#if JAX_GLM_NOPE_WITH_FLASHINFER
 #include <flashinfer/attention/sparse_mla_sm120/execution/prefill_launch.cuh>
 #endif
 
-namespace jax_glm_nope::glm {
+namespace jax_glm_nope::flashinfer_sm120 {
 namespace {
 
 ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF16> q,
@@ -22,7 +22,7 @@ ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF
                         ffi::ResultBuffer<ffi::BF16> out, ffi::ResultBuffer<ffi::F32> lse) {
   DeviceArch arch;
   if (auto e = check_arch(device, &arch); e.failure()) return e;
-#if JAX_GLM_NOPE_WITH_GLM
+#if JAX_GLM_NOPE_WITH_FLASHINFER
   namespace fi = flashinfer::sparse_mla_sm120;
   AttentionShape shape;
   if (auto e = check_attention(q, pool, indices, topk_lens, *out, *lse, &shape); e.failure())
@@ -72,15 +72,15 @@ ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF
     return cuda_error(result.error, result.operation ? result.operation : "prefill launch");
   return cuda_error(cudaGetLastError(), "GLM53_NOPE prefill launch");
 #else
-  return ffi::Error(ffi::ErrorCode::kUnimplemented, kBuiltWithoutGlm);
+  return ffi::Error(ffi::ErrorCode::kUnimplemented, kBuiltWithoutFlashInfer);
 #endif
 }
 
 }  // namespace
-}  // namespace jax_glm_nope::glm
+}  // namespace jax_glm_nope::flashinfer_sm120
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeGlm53Prefill, jax_glm_nope::glm::prefill_impl,
-                              jax_glm_nope::glm::bind_attention()
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeFlashInferSm120Prefill, jax_glm_nope::flashinfer_sm120::prefill_impl,
+                              jax_glm_nope::flashinfer_sm120::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>(),  // lse
                               {xla::ffi::Traits::kCmdBufferCompatible});

@@ -1,5 +1,5 @@
-// Arch-generic targets: quantize latents into cached rows in place, and read rows
-// back as float32. Built for sm_90a, sm_120a and PTX, so they prove the bridge
+// Our arch-generic KV-row targets: quantize latents into cached rows in place, and read rows
+// back as float32. Built for sm_90a, sm_120a and PTX, so they prove the native library
 // (loading, registration, aliasing, command buffers) on any recent NVIDIA GPU.
 //
 // Bit-exactness with jax_glm_nope.quant.quantize_rows rests on doing the same
@@ -14,8 +14,8 @@
 
 #include <cstdint>
 
-#include "ffi_common.h"
-#include "row_layout.h"
+#include "common/ffi_helpers.h"
+#include "common/row_layout.h"
 
 namespace jax_glm_nope {
 namespace {
