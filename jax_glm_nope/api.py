@@ -1,4 +1,7 @@
-"""The public API: normalise arguments, validate at the boundary, dispatch."""
+"""The public API: normalise arguments, validate at the boundary, dispatch.
+
+No implementation is named here: :mod:`.dispatch` holds the tables.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,8 @@ import jax
 import jax.numpy as jnp
 
 from . import dispatch, quant, validate
+from .implementations import Shapes
 from .layout import RowFormat
-
-WRITE_BACKENDS = ("auto", "xla", "ffi")
 
 
 def sparse_mla(
@@ -18,10 +20,10 @@ def sparse_mla(
     sm_scale: float,
     topk_lens: jax.Array | None = None,
     *,
-    backend: str = "auto",
-    interpret: bool = False,
+    implementation: str | None = None,
+    **options,
 ) -> tuple[jax.Array, jax.Array]:
-    """Sparse multi-head latent attention over cached FP8 rows (SPEC 3).
+    """Sparse multi-head latent attention over cached FP8 rows.
 
     Args:
       q: ``[T, H, 512]`` bfloat16 absorbed queries, ``0 <= T <= 65536``, ``1 <= H <= 128``.
@@ -29,35 +31,40 @@ def sparse_mla(
         rows of 528 (COMPACT) or 656 (PADDED) bytes; slot = page * page_size + offset.
       indices: ``[T, K]`` int32 slot ids. Negative or ``>= num_slots`` entries are holes:
         never read, never an error.
-      sm_scale: softmax scale applied to ``q . k``.
+      sm_scale: softmax scale applied to ``q . k`` (finite in float32).
       topk_lens: optional ``[T]`` int32; candidate ``j`` counts only if ``j < topk_lens[t]``.
-      backend: ``"auto"``, ``"flashinfer"``, ``"pallas"`` or ``"reference"``.
-      interpret: run the Pallas kernel in the interpreter (any platform; for tests).
+      implementation: ``None`` (the first of the dispatch table that serves the device
+        and shapes), ``"flashinfer"``, ``"cuda"``, ``"pallas"`` or ``"reference"``.
+      **options: the named implementation's options, e.g. ``interpret=True`` for
+        ``"pallas"`` (run the kernel in the Pallas interpreter, on any platform).
 
     Returns:
       ``out [T, H, 512]`` bfloat16, the softmax-weighted sum of the dequantized rows, and
       ``lse [T, H]`` float32, the natural-log sum of exponentials of the scores. A token
-      with no active candidate gets ``out = 0`` and ``lse = -inf``.
+      with no active candidate gets ``out = 0`` and ``lse = -inf``; non-finite referenced
+      input gives NaN in both for that head.
+
+    Not differentiable through the kernels (``jax.grad`` raises); the reference is
+    plain jnp and differentiable.
     """
-    num_tokens, _ = validate.check_q(q)
+    num_tokens, num_heads = validate.check_q(q)
     num_slots, fmt = validate.check_pool(pool)
     num_candidates = validate.check_indices(indices, num_tokens)
     sm_scale = validate.check_sm_scale(sm_scale)
+    if topk_lens is not None:
+        validate.check_topk_lens(topk_lens, num_tokens)
+    shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
+    _, impl = dispatch.choose("sparse_mla", implementation, shapes, options)
+    pool = jnp.reshape(jnp.asarray(pool), (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
     if topk_lens is None:
         topk_lens = jnp.full((num_tokens,), num_candidates, jnp.int32)
     else:
-        validate.check_topk_lens(topk_lens, num_tokens)
-    name = dispatch.choose_backend(backend, interpret=interpret)
-    pool = jnp.reshape(pool, (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
-    impl = dispatch.implementation(name)
-    args = (jnp.asarray(q), pool, jnp.asarray(indices), jnp.asarray(topk_lens), sm_scale)
-    if name == "pallas":
-        return impl(*args, interpret=interpret)
-    return impl(*args)
+        topk_lens = jnp.clip(jnp.asarray(topk_lens), 0, num_candidates)
+    return impl.sparse_mla(jnp.asarray(q), pool, jnp.asarray(indices), topk_lens, sm_scale, **options)
 
 
 def quantize(latent: jax.Array, fmt: RowFormat | int = RowFormat.COMPACT) -> jax.Array:
-    """``latent [T, 512]`` (bf16/f16/f32) -> ``[T, fmt.bytes_per_token]`` uint8 rows (SPEC 1)."""
+    """``latent [T, 512]`` (bf16/f16/f32) -> ``[T, fmt.bytes_per_token]`` uint8 rows."""
     validate.check_latent(latent)
     fmt = validate.check_format(fmt)
     return quant.quantize_rows(jnp.asarray(latent), fmt)
@@ -80,45 +87,25 @@ def repack(pool: jax.Array, fmt: RowFormat | int) -> jax.Array:
     return quant.repack_rows(jnp.asarray(pool), fmt)
 
 
-def _write_backend(requested: str) -> str:
-    if requested not in WRITE_BACKENDS:
-        raise ValueError(f"backend: expected one of {list(WRITE_BACKENDS)}, got {requested!r}")
-    if requested == "xla":
-        return "xla"
-    platform = dispatch.current_platform()
-    bridge = dispatch.backend_module("flashinfer")
-    reason = (
-        "the FFI bridge is not built yet in this version of jax_glm_nope"
-        if bridge is None
-        # "auto" never starts a compile: it takes the kernel only when it is built.
-        else bridge.write_kv_unavailable_reason(platform, allow_build=requested == "ffi")
-    )
-    if requested == "ffi" and reason is not None:
-        raise ValueError(f"backend='ffi' cannot run on platform {platform!r}: {reason}")
-    return "ffi" if reason is None else "xla"
-
-
-def write_kv(pool: jax.Array, latent: jax.Array, slots: jax.Array, *, backend: str = "auto") -> jax.Array:
-    """Quantize ``latent [T, 512]`` and store row ``t`` at slot ``slots[t]`` (SPEC 4).
+def write_kv(
+    pool: jax.Array, latent: jax.Array, slots: jax.Array, *, implementation: str | None = None
+) -> jax.Array:
+    """Quantize ``latent [T, 512]`` and store row ``t`` at slot ``slots[t]``.
 
     Negative and out-of-range slots are dropped. Returns the updated pool, in the
     shape it came in; jit with the pool donated and the update happens in place.
     When several rows name one slot, one of them is stored (which one is unspecified).
-    ``backend``: ``"ffi"`` (the CUDA kernel of the FFI bridge), ``"xla"`` (a scatter)
-    or ``"auto"`` (``"ffi"`` on CUDA when the bridge library is available).
+    ``implementation``: ``"cuda"`` (our CUDA kernel, NVIDIA GPUs), ``"xla"`` (a scatter)
+    or ``None`` (``"cuda"`` on an NVIDIA GPU when the native library is already built).
     """
     num_slots, fmt = validate.check_pool(pool)
     num_tokens = validate.check_latent(latent)
     validate.check_slots(slots, num_tokens)
-    name = _write_backend(backend)
-    shape = pool.shape
+    shapes = Shapes(num_tokens, 0, 0, fmt.bytes_per_token, num_slots)
+    _, impl = dispatch.choose("write_kv", implementation, shapes, {})
+    pool = jnp.asarray(pool)
     pool2d = jnp.reshape(pool, (num_slots, fmt.bytes_per_token))
-    latent, slots = jnp.asarray(latent), jnp.asarray(slots)
-    if name == "ffi":
-        pool2d = dispatch.backend_module("flashinfer").write_kv_ffi(pool2d, latent, slots)
-    else:
-        rows = quant.quantize_rows(latent, fmt)
-        # jnp wraps negative indices; send every dropped slot past the end instead.
-        target = jnp.where((slots >= 0) & (slots < num_slots), slots, num_slots)
-        pool2d = pool2d.at[target].set(rows, mode="drop")
-    return jnp.reshape(pool2d, shape)
+    if num_tokens == 0:
+        return pool
+    pool2d = impl.write_kv(pool2d, jnp.asarray(latent), jnp.asarray(slots))
+    return jnp.reshape(pool2d, pool.shape)

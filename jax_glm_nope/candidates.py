@@ -55,12 +55,17 @@ def mask_holes(indices: jax.Array, num_slots: int) -> jax.Array:
     return jnp.where((indices >= 0) & (indices < num_slots), indices, -1)
 
 
+def valid_slots(slots: jax.Array, num_slots: int) -> jax.Array:
+    """The one slot-validity rule (SPEC 2-4): ``0 <= slot < num_slots``. No validation."""
+    return (slots >= 0) & (slots < num_slots)
+
+
 def active_candidates(indices: jax.Array, topk_lens: jax.Array, num_slots: int) -> jax.Array:
     """SPEC 3's rule as a ``[T, K]`` mask: column ``j`` of token ``t`` is attended iff
     ``j < topk_lens[t]`` and ``0 <= indices[t, j] < num_slots``. For the backends: no
     validation."""
     column = jnp.arange(indices.shape[1], dtype=jnp.int32)
-    return (column[None, :] < topk_lens[:, None]) & (indices >= 0) & (indices < num_slots)
+    return (column[None, :] < topk_lens[:, None]) & valid_slots(indices, num_slots)
 
 
 def to_slots(local_positions: jax.Array, req_to_token: jax.Array, token_req: jax.Array) -> jax.Array:

@@ -1,4 +1,7 @@
-"""``jax-glm-nope``: capacity planning, environment info, benchmarks, FFI build."""
+"""``jax-glm-nope``: capacity planning, environment info, FFI build.
+
+The benchmark harness lives beside the package: ``python benchmarks/bench.py``.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ def _capacity(args) -> int:
                     "rows": [dataclasses.asdict(r) for r in rows],
                 },
                 indent=2,
+                allow_nan=False,  # strict JSON: no NaN/Infinity tokens
             )
         )
         return 0
@@ -49,9 +53,10 @@ def _capacity(args) -> int:
     print(header)
     print("-" * len(header))
     for r in rows:
+        ratio = "-" if r.vs_padded is None else f"{r.vs_padded:.3f}x"  # None: no PADDED page fits
         print(
             f"{r.cache:<12} {r.row_bytes:>6} {r.bytes_per_token:>9.0f} {r.pages:>11,} "
-            f"{r.cached_tokens:>13,} {r.requests:>9,} {r.vs_padded:>6.3f}x"
+            f"{r.cached_tokens:>13,} {r.requests:>9,} {ratio:>7}"
         )
     return 0
 
@@ -78,45 +83,75 @@ def _info(args) -> int:
     return 0
 
 
-def _delegate(module: str, what: str):
-    def run(args) -> int:
-        try:
-            target = importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-            print(f"jax-glm-nope {what}: not built yet in this version", file=sys.stderr)
-            return 2
-        return target.main(args.rest)
+# build-ffi's home: jax_glm_nope.native.build, jax_glm_nope.bridge.build before the move.
+BUILD_MODULES = ("jax_glm_nope.native.build", "jax_glm_nope.bridge.build")
+DELEGATED = {"build-ffi": BUILD_MODULES}
 
-    return run
+
+def _load(modules: tuple[str, ...]):
+    """The first of ``modules`` that imports (lazily: no native code at CLI start), else None."""
+    for module in modules:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name is None or not (module == err.name or module.startswith(err.name + ".")):
+                raise  # a missing dependency of the module, not the module itself
+    return None
+
+
+def _check_build_args(argv: list[str]) -> str | None:
+    """What is wrong with build-ffi's options that its parser lets through, else None.
+
+    ``--archs=,`` splits into no architecture; build-ffi would then build its default
+    list (a full build nobody asked for).
+    """
+    pre = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    pre.add_argument("--archs")
+    try:
+        known, _ = pre.parse_known_args(argv)
+    except argparse.ArgumentError:  # build-ffi's own parser reports it
+        return None
+    if known.archs is not None and not [a for a in known.archs.split(",") if a.strip()]:
+        return f"archs: expected a comma-separated list of at least one architecture, got {known.archs!r}"
+    return None
+
+
+def _delegate(command: str, argv: list[str]) -> int:
+    """Run ``command``'s own ``main`` with ``argv`` exactly as given (order and values kept)."""
+    if command == "build-ffi":
+        problem = _check_build_args(argv)
+        if problem is not None:
+            print(f"jax-glm-nope build-ffi: {problem}", file=sys.stderr)
+            return 2
+    target = _load(DELEGATED[command])
+    if target is None:
+        print(f"jax-glm-nope {command}: not available in this version", file=sys.stderr)
+        return 2
+    return target.main(list(argv))
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # A delegated command owns everything after its name: forward it verbatim, never
+    # through argparse (parse_known_args splits "--archs sm_90a" into a value and an
+    # unknown flag, and puts them back in the wrong order).
+    if argv and argv[0] in DELEGATED:
+        return _delegate(argv[0], argv[1:])
     parser = argparse.ArgumentParser(prog="jax-glm-nope", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     cap = sub.add_parser("capacity", help="tokens and requests a KV budget holds (528 vs 656 vs BF16 rows)")
-    cap.add_argument("--memory", required=True, help="KV-cache memory per device, e.g. 80GiB")
+    cap.add_argument(
+        "--memory", required=True, help="KV-cache memory per device, with a unit: 80GiB, 141GB, 1e9B"
+    )
     cap.add_argument("--tp", type=int, default=1, help="tensor-parallel ranks (heads per device = 64 / tp)")
     cap.add_argument("--page-size", type=int, default=64, help="tokens per page")
     cap.add_argument("--context", type=int, default=131072, help="tokens per request")
     cap.add_argument("--json", action="store_true", help="print JSON")
     cap.set_defaults(func=_capacity)
     sub.add_parser("info", help="versions, devices and which backends can run here").set_defaults(func=_info)
-    for name, module, text in (
-        ("bench", "jax_glm_nope.bench", "benchmark sparse_mla against the peers (GPU)"),
-        ("build-ffi", "jax_glm_nope.bridge.build", "build the XLA FFI bridge library ahead of time"),
-    ):
-        p = sub.add_parser(name, help=text, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(func=_delegate(module, name))
-    # The delegated commands take their own options, which argparse's REMAINDER does
-    # not forward when they start with "-": collect them as unknown arguments instead.
-    args, extra = parser.parse_known_args(argv)
-    if extra and not hasattr(args, "rest"):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if hasattr(args, "rest"):
-        args.rest = args.rest + extra
+    # Listed for --help only; main() hands its arguments over before parsing.
+    sub.add_parser("build-ffi", help="build the XLA FFI bridge library ahead of time (build-ffi --help)")
+    args = parser.parse_args(argv)
     try:
         return args.func(args)
     except ValueError as err:

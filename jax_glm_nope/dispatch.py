@@ -1,71 +1,108 @@
-"""Which backend serves a call: one table, read top to bottom.
+"""Which implementation serves a call: one table per operation, read top to bottom.
 
-``auto`` takes the first backend of ``AUTO_ORDER`` that can run on the platform:
-FlashInfer's kernels on SM120/SM121 with the bridge library available, else the
-Pallas kernel on a CUDA GPU, else the jnp reference. A backend named explicitly that
-cannot run raises; nothing falls back silently.
+``implementation=None`` takes the first entry marked ``auto`` whose device predicate
+and shape predicate both accept the call. An implementation named explicitly that
+cannot serve the call raises a ``ValueError`` naming the device and the reason;
+nothing falls back silently.
+
+====================  ======================================  =====
+sparse_mla            runs on                                 auto
+====================  ======================================  =====
+``flashinfer``        SM120/SM121 (FlashInfer 0.7.4 headers)  yes
+``cuda``              Hopper, compute capability 9.0          not yet: joins once its GPU suite passes
+``pallas``            NVIDIA GPUs, compute capability >= 8.9  yes
+``reference``         everywhere (plain jnp)                  yes
+====================  ======================================  =====
+
+``write_kv``: ``cuda`` (our KV-row kernel, any NVIDIA GPU; automatic only when the
+native library is already built, so a plain write never starts a compile), then
+``xla`` (a scatter, everywhere).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
-import jax
-
-BACKEND_MODULES = {
-    "flashinfer": "jax_glm_nope.bridge",
-    "pallas": "jax_glm_nope.pallas",
-    "reference": "jax_glm_nope.reference",
-}
-AUTO_ORDER = ("flashinfer", "pallas", "reference")
-BACKENDS = (*BACKEND_MODULES, "auto")
+from . import device as device_mod
+from .implementations import Shapes
 
 
-def backend_module(name: str):
-    """The backend's module, or ``None`` when this build does not ship it."""
-    module_name = BACKEND_MODULES[name]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name == module_name:
-            return None
-        raise
-    # A bare directory imports as a namespace package: not a backend.
-    return module if getattr(module, "__file__", None) else None
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    name: str
+    module: str  # where the implementation lives
+    attribute: str | None = None  # a namespace inside the module, for write_kv's two
+    auto: bool = True  # whether implementation=None may take it
+
+    def load(self):
+        module = importlib.import_module(self.module)
+        return getattr(module, self.attribute) if self.attribute else module
 
 
-def unavailable_reason(name: str, platform: str, *, interpret: bool = False) -> str | None:
-    """``None`` when backend ``name`` can run on ``platform``, else why not."""
-    module = backend_module(name)
-    if module is None:
-        return f"the {name!r} backend is not built yet in this version of jax_glm_nope"
-    if name == "pallas" and interpret:
-        return None  # the Pallas interpreter runs anywhere
-    return module.unavailable_reason(platform)
+SPARSE_MLA = (
+    Entry("flashinfer", "jax_glm_nope.implementations.flashinfer"),
+    Entry("cuda", "jax_glm_nope.implementations.cuda", auto=False),
+    Entry("pallas", "jax_glm_nope.implementations.pallas"),
+    Entry("reference", "jax_glm_nope.implementations.reference"),
+)
+WRITE_KV = (
+    Entry("cuda", "jax_glm_nope.implementations.writes", "cuda"),
+    Entry("xla", "jax_glm_nope.implementations.writes", "xla"),
+)
+TABLES = {"sparse_mla": SPARSE_MLA, "write_kv": WRITE_KV}
+# An automatic write never compiles the native library; an explicit one may.
+AUTO_OPTIONS = {"write_kv": {"allow_build": False}, "sparse_mla": {}}
 
 
-def current_platform() -> str:
-    return jax.default_backend()
+def names(operation: str) -> tuple[str, ...]:
+    return tuple(entry.name for entry in TABLES[operation])
 
 
-def choose_backend(requested: str, platform: str | None = None, *, interpret: bool = False) -> str:
-    """Resolve ``backend=`` to a backend that can run, or raise ``ValueError``."""
-    if requested not in BACKENDS:
-        raise ValueError(f"backend: expected one of {list(BACKENDS)}, got {requested!r}")
-    if interpret and requested != "pallas":
-        raise ValueError(f"interpret: only valid with backend='pallas', got backend={requested!r}")
-    platform = platform or current_platform()
-    if requested == "auto":
-        for name in AUTO_ORDER:
-            if unavailable_reason(name, platform) is None:
-                return name
-        raise AssertionError("the reference backend runs everywhere")
-    reason = unavailable_reason(requested, platform, interpret=interpret)
+def _entry(operation: str, name: str) -> Entry:
+    for entry in TABLES[operation]:
+        if entry.name == name:
+            return entry
+    raise ValueError(f"implementation: expected None or one of {list(names(operation))}, got {name!r}")
+
+
+def _check_options(operation: str, name: str, impl, options: dict) -> None:
+    unknown = sorted(set(options) - set(impl.OPTIONS))
+    if unknown:
+        accepted = ", ".join(impl.OPTIONS) or "none"
+        raise TypeError(
+            f"{operation}(): option {unknown[0]!r} is not accepted by implementation={name!r} "
+            f"(its options: {accepted})"
+        )
+
+
+def unsupported(operation: str, name: str, device, shapes: Shapes | None, **options) -> str | None:
+    """``None`` when implementation ``name`` can serve the call, else why not."""
+    impl = _entry(operation, name).load()
+    reason = impl.device_unsupported(device, **options)
+    if reason is None and shapes is not None:
+        reason = impl.shapes_unsupported(shapes, **options)
+    return reason
+
+
+def choose(operation: str, requested: str | None, shapes: Shapes | None, options: dict, device=None):
+    """``(name, implementation)`` serving the call, or raise naming the device and why."""
+    device = device or device_mod.current()
+    if requested is None:
+        if options:
+            raise TypeError(
+                f"{operation}(): options {sorted(options)} belong to one implementation: name it "
+                "with implementation=..."
+            )
+        for entry in TABLES[operation]:
+            if entry.auto and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None:
+                return entry.name, entry.load()
+        raise AssertionError(f"the last {operation} implementation serves every call")
+    if not isinstance(requested, str):
+        raise TypeError(f"implementation: expected None or a str, got {type(requested).__name__}")
+    impl = _entry(operation, requested).load()
+    _check_options(operation, requested, impl, options)
+    reason = unsupported(operation, requested, device, shapes, **options)
     if reason is not None:
-        raise ValueError(f"backend={requested!r} cannot run on platform {platform!r}: {reason}")
-    return requested
-
-
-def implementation(name: str):
-    """The backend's ``sparse_mla_<name>`` function."""
-    return getattr(backend_module(name), f"sparse_mla_{name}")
+        raise ValueError(f"implementation={requested!r} cannot serve this call on {device.describe()}: {reason}")
+    return requested, impl

@@ -11,9 +11,10 @@ the same rows: capacity is per device and does not grow with TP.
 from __future__ import annotations
 
 import dataclasses
+import fractions
 import re
 
-from . import layout
+from . import layout, validate
 
 INDEXER_KEY_BYTES = 128 + 4  # one fp8 key of 128 dims + its fp32 scale, per pool
 INDEX_KPOOL = 4  # tokens per indexer pool
@@ -55,20 +56,44 @@ class CapacityRow:
     pages: int
     cached_tokens: int
     requests: int  # concurrent requests at the given context
-    vs_padded: float  # cached tokens relative to the PADDED row
+    # cached tokens relative to the PADDED row; None when no PADDED page fits (the
+    # ratio to zero tokens is undefined; JSON null)
+    vs_padded: float | None
+
+
+_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([KMGTP]i?B|B)?\s*", re.IGNORECASE)
+_POWERS = {"B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+MAX_EXPONENT = 1000  # "1e9999999999B" would take minutes to expand exactly
 
 
 def parse_bytes(text: str) -> int:
-    """``"80GiB"``, ``"80GB"``, ``"1.5TiB"``, ``"123456"`` -> bytes."""
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]i?B)?\s*", str(text), re.IGNORECASE)
+    """``"80GiB"``, ``"141GB"``, ``"1.5TiB"``, ``"1e9B"``, ``"123456B"`` -> bytes (rounded down).
+
+    A unit is required: a plain ``"80"`` is an error (80 bytes is never what a
+    capacity question means, and 80 GiB would be a guess). Decimal arithmetic is
+    exact (``"1.1GB"`` is 1_100_000_000 bytes).
+    """
+    examples = "80GiB, 141GB, 1.5TiB or 1e9B"
+    match = _SIZE.fullmatch(str(text))
     if not match:
-        raise ValueError(f"memory: expected a size such as 80GiB, 141GB or 1e9 bytes, got {text!r}")
-    number, unit = float(match.group(1)), (match.group(2) or "B").upper()
-    powers = {"K": 1, "M": 2, "G": 3, "T": 4}
-    if unit == "B":
-        return int(number)
+        raise ValueError(f"memory: expected a size such as {examples}, got {text!r}")
+    number, unit = match.group(1), match.group(2)
+    if unit is None:
+        raise ValueError(
+            f"memory: {text!r} has no unit: write {number}B for bytes, or a size such as 80GiB or 141GB"
+        )
+    exponent = re.search(r"e([+-]?[0-9]+)$", number, re.IGNORECASE)
+    if exponent and abs(int(exponent.group(1))) > MAX_EXPONENT:
+        raise ValueError(
+            f"memory: expected a size such as {examples} (exponent at most {MAX_EXPONENT}), got {text!r}"
+        )
+    try:
+        value = fractions.Fraction(number)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise ValueError(f"memory: expected a size such as {examples}, got {text!r}") from None
+    unit = unit.upper()
     base = 1024 if unit.endswith("IB") else 1000
-    return int(number * base ** powers[unit[0]])
+    return int(value * base ** _POWERS[unit[0]])
 
 
 def capacity(
@@ -83,29 +108,26 @@ def capacity(
 
     ``memory_bytes`` is the KV-cache budget of one device; pages of ``page_size``
     tokens hold every cached layer's rows; a request of ``context`` tokens takes
-    ``ceil(context / page_size)`` pages.
+    ``ceil(context / page_size)`` pages. Integers of any size (numpy integers too);
+    the page count is exact integer arithmetic. ``vs_padded`` is ``None`` when no
+    PADDED page fits.
     """
-    for value, name, minimum in (
-        (memory_bytes, "memory_bytes", 1),
-        (page_size, "page_size", 1),
-        (context, "context", 1),
-        (tp, "tp", 1),
-    ):
-        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-            raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
+    memory_bytes = validate.check_static_int(memory_bytes, "memory_bytes", 1)
+    tp = validate.check_static_int(tp, "tp", 1)
+    page_size = validate.check_static_int(page_size, "page_size", 1)
+    context = validate.check_static_int(context, "context", 1)
     if model.num_heads % tp:
         raise ValueError(f"tp: expected a divisor of the {model.num_heads} heads of {model.name}, got {tp}")
     pages_per_request = -(-context // page_size)
     rows = []
-    padded_tokens = None
     for cache, row_bytes in ROW_KINDS:
-        per_token = model.cached_layers * (row_bytes + model.indexer_bytes_per_token)
-        pages = int(memory_bytes // (page_size * per_token))
-        tokens = pages * page_size
-        if row_bytes == layout.PADDED.bytes_per_token:
-            padded_tokens = tokens
-        rows.append((cache, row_bytes, per_token, pages, tokens, pages // pages_per_request))
+        per_token = model.cached_layers * (row_bytes + fractions.Fraction(model.indexer_bytes_per_token))
+        pages = memory_bytes // (page_size * per_token)  # exact: no float overflow or rounding
+        rows.append(
+            (cache, row_bytes, float(per_token), pages, pages * page_size, pages // pages_per_request)
+        )
+    padded_tokens = next(t for _, rb, _, _, t, _ in rows if rb == layout.PADDED.bytes_per_token)
     return [
-        CapacityRow(c, rb, pt, p, t, r, t / padded_tokens if padded_tokens else float("nan"))
+        CapacityRow(c, rb, pt, p, t, r, t / padded_tokens if padded_tokens else None)
         for c, rb, pt, p, t, r in rows
     ]

@@ -31,7 +31,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
-from ..layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
+from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
 from .schedule import Schedule
 
 LOG2E = math.log2(math.e)

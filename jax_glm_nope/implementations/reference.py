@@ -1,4 +1,4 @@
-"""The ``reference`` backend: sparse MLA in plain jnp (SPEC 3).
+"""The ``reference`` implementation: sparse MLA in plain jnp.
 
 Float32 math at HIGHEST precision, chunked over tokens with ``lax.map`` so the
 gathered rows of a chunk stay under ``CHUNK_BYTES`` whatever T is (T=4096 x K=2176
@@ -10,9 +10,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .candidates import active_candidates
-from .layout import HEAD_DIM
-from .quant import dequantize_rows
+from ..candidates import active_candidates
+from ..layout import HEAD_DIM
+from ..quant import dequantize_rows
 
 CHUNK_BYTES = 64 << 20  # dequantized f32 candidates held at once
 
@@ -41,8 +41,8 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     return out, lse
 
 
-def sparse_mla_reference(q, pool, indices, topk_lens, sm_scale: float):
-    """Normalised arguments as in docs/architecture.md -> ``(out bf16, lse f32)``."""
+def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
+    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
     num_tokens, num_heads, _ = q.shape
     if num_tokens == 0:
         return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
@@ -64,5 +64,12 @@ def sparse_mla_reference(q, pool, indices, topk_lens, sm_scale: float):
     return out.astype(jnp.bfloat16), lse
 
 
-def unavailable_reason(platform: str) -> str | None:
+OPTIONS = ()
+
+
+def device_unsupported(device, **_) -> str | None:
     return None  # plain jnp runs on every platform
+
+
+def shapes_unsupported(shapes, **_) -> str | None:
+    return None

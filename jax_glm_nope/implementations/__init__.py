@@ -1,0 +1,34 @@
+"""The implementations of ``sparse_mla`` and ``write_kv``.
+
+Every implementation module answers the same three questions:
+
+- ``device_unsupported(device, **options) -> str | None``: can it run on this
+  :class:`~jax_glm_nope.device.Device` (``None``: yes; else a sentence why not);
+- ``shapes_unsupported(shapes, **options) -> str | None``: can it serve these
+  :class:`Shapes` (T, H, K, row bytes, pool size);
+- the operation itself, ``sparse_mla(q, pool, indices, topk_lens, sm_scale, **options)``
+  or ``write_kv(pool, latent, slots)``, over arguments the public API has validated and
+  normalised (2-D pool, int32 ``topk_lens`` in ``[0, K]``): nothing below re-validates.
+
+``OPTIONS`` names the keyword options it takes. :mod:`jax_glm_nope.dispatch` holds
+the table that orders them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Shapes:
+    """What a shape predicate sees of a call."""
+
+    num_tokens: int
+    num_heads: int
+    num_candidates: int
+    row_bytes: int
+    num_slots: int
+
+    @property
+    def pool_bytes(self) -> int:
+        return self.num_slots * self.row_bytes

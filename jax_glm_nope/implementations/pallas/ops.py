@@ -1,0 +1,71 @@
+"""The Pallas implementation's call: pad to the schedule, run the kernel, merge the splits.
+
+Arguments arrive validated and normalised: nothing here re-validates.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from ...layout import HEAD_DIM
+from ..batching import kernel_call
+from .kernel import attend_splits
+from .schedule import Schedule, choose_schedule
+
+def merge_splits(out, lse):
+    """Exact log-sum-exp merge of ``out [S, T, H, 512]`` f32 and ``lse [S, T, H]``.
+
+    Each split's output is already normalised by its own sum, so the merged output is
+    the splits' outputs weighted by ``exp(lse_s - lse)``. Splits with no active
+    candidate carry ``lse = -inf`` and weigh 0; a token with none at all gets 0 / -inf.
+    """
+    peak = jnp.max(lse, axis=0)
+    safe_peak = jnp.where(jnp.isfinite(peak), peak, 0.0)
+    weights = jnp.exp(lse - safe_peak[None])  # exp(-inf) = 0
+    total = jnp.sum(weights, axis=0)
+    merged = jnp.sum(weights[..., None] * out, axis=0)
+    nonempty = total > 0
+    merged = merged / jnp.where(nonempty, total, 1.0)[..., None]
+    merged_lse = jnp.where(nonempty, safe_peak + jnp.log(jnp.where(nonempty, total, 1.0)), -jnp.inf)
+    return merged.astype(jnp.bfloat16), merged_lse
+
+
+def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None):
+    num_tokens, num_heads, _ = q.shape
+    num_candidates = indices.shape[1]
+    if num_tokens == 0:
+        return (
+            jnp.zeros((num_tokens, num_heads, HEAD_DIM), jnp.bfloat16),
+            jnp.full((num_tokens, num_heads), -jnp.inf, jnp.float32),
+        )
+    sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates)
+    padded_heads = -(-num_heads // sched.block_h) * sched.block_h
+    padded_candidates = sched.padded_candidates(num_candidates)
+    if padded_heads != num_heads:
+        q = jnp.pad(q, ((0, 0), (0, padded_heads - num_heads), (0, 0)))
+    if padded_candidates != num_candidates:
+        indices = jnp.pad(indices, ((0, 0), (0, padded_candidates - num_candidates)), constant_values=-1)
+    out, lse = attend_splits(q, pool, indices, topk_lens, sm_scale, sched, interpret=interpret)
+    if sched.num_splits == 1:
+        out, lse = out[0], lse[0]
+    else:
+        out, lse = merge_splits(out, lse)
+    return out[:, :num_heads], lse[:, :num_heads]
+
+
+@functools.cache
+def _kernel_call(sm_scale: float, interpret: bool, schedule: Schedule | None):
+    return kernel_call("pallas", functools.partial(_attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule))
+
+
+def sparse_mla(
+    q, pool, indices, topk_lens, sm_scale: float, *, interpret: bool = False, schedule: Schedule | None = None
+):
+    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``.
+
+    ``schedule`` overrides :func:`choose_schedule` (benchmarks and tuning only).
+    """
+    return _kernel_call(float(sm_scale), bool(interpret), schedule)(q, pool, indices, topk_lens)

@@ -1,0 +1,48 @@
+"""The two implementations of ``write_kv``: ``"cuda"`` (our arch-generic CUDA kernel,
+in place through ``input_output_aliases``) and ``"xla"`` (quantize + scatter)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .. import layout, native, quant
+from ..candidates import valid_slots
+from ..native import kv_rows
+
+
+class cuda:  # noqa: N801 - a namespace named like the implementation
+    OPTIONS = ()
+
+    @staticmethod
+    def device_unsupported(device, *, allow_build: bool = True, **_) -> str | None:
+        if not device.is_cuda:
+            return "the CUDA KV-row kernel runs on NVIDIA GPUs only"
+        return native.unavailable_reason(allow_build=allow_build)
+
+    @staticmethod
+    def shapes_unsupported(shapes, **_) -> str | None:
+        return None
+
+    @staticmethod
+    def write_kv(pool2d, latent, slots):
+        return kv_rows.write_kv(pool2d, latent, slots)
+
+
+class xla:  # noqa: N801
+    OPTIONS = ()
+
+    @staticmethod
+    def device_unsupported(device, **_) -> str | None:
+        return None
+
+    @staticmethod
+    def shapes_unsupported(shapes, **_) -> str | None:
+        return None
+
+    @staticmethod
+    def write_kv(pool2d, latent, slots):
+        num_slots = pool2d.shape[0]
+        rows = quant.quantize_rows(latent, layout.row_format(pool2d.shape[1]))
+        # jnp wraps negative indices; send every dropped slot past the end instead.
+        target = jnp.where(valid_slots(slots, num_slots), slots, num_slots)
+        return pool2d.at[target].set(rows, mode="drop")

@@ -1,0 +1,387 @@
+"""Build the native library with nvcc: one table of units, cached on disk.
+
+Each :class:`Unit` is one translation unit of ``ffi/`` with the architectures it is
+compiled for and what it needs. A unit whose needs are missing (FlashInfer's headers)
+or whose architectures are not in the list is compiled once with its feature macro
+set to 0, so its targets exist and answer ``Unimplemented`` with a message saying how
+the library was built.
+
+A build is keyed by every file under ``ffi/`` (all subfolders), this recipe, the
+architecture list, the jax version, the nvcc version and the FlashInfer header hash;
+it lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
+file lock, so several processes build once. ``ptxas -v`` runs on every unit; the
+resource report (registers, shared memory, spills per kernel) is written beside the
+library as ``ptxas.json``, and our own units must not spill. Progress is logged
+(``logging.getLogger("jax_glm_nope.native")``). Nothing here runs at import time.
+
+Environment variables (besides :mod:`.toolchain`'s):
+
+- ``JAX_GLM_NOPE_FFI_LIBRARY``: use this prebuilt library and never build;
+- ``JAX_GLM_NOPE_FFI_SOURCES``: the ``ffi/`` folder to build from;
+- ``JAX_GLM_NOPE_CACHE_DIR``: where builds are cached;
+- ``JAX_GLM_NOPE_FFI_ARCHS``: the default architecture list, comma separated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+from .. import layout
+from .toolchain import (
+    BuildError,
+    check_flashinfer_headers,
+    files_digest,
+    find_flashinfer_data,
+    find_nvcc,
+    flashinfer_available,
+    nvcc_version,
+)
+
+log = logging.getLogger("jax_glm_nope.native")
+
+DEFAULT_ARCHS = ("sm_90a", "sm_120a", "sm_121a")
+GENERIC_PTX = "compute_90"  # arch-generic units also carry PTX, JIT-compiled on newer GPUs
+LIBRARY_NAME = "libjax_glm_nope_ffi.so"
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cc")
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """One translation unit: ``source`` (relative to ``ffi/``), the architectures it is
+    compiled for (``None``: every architecture of the list, plus PTX), the macro that
+    switches its code on, and what it needs beside nvcc."""
+
+    source: str
+    archs: tuple[str, ...] | None
+    macro: str | None = None
+    needs_flashinfer: bool = False
+    ours: bool = True  # our code: ptxas must report no spills
+    always: bool = False  # compiled for its archs even when the list leaves them out
+
+
+UNITS = (
+    Unit("ours/generic/kv_rows.cu", None),
+    # Needs nothing but nvcc, so it always builds: the library then serves Hopper
+    # whatever the list says.
+    Unit("ours/sm90/sparse_mla.cu", ("sm_90a",), always=True),
+    Unit(
+        "flashinfer/sm120/decode.cu",
+        ("sm_120a", "sm_121a"),
+        macro="JAX_GLM_NOPE_WITH_FLASHINFER",
+        needs_flashinfer=True,
+        ours=False,
+    ),
+    Unit(
+        "flashinfer/sm120/prefill.cu",
+        ("sm_120a", "sm_121a"),
+        macro="JAX_GLM_NOPE_WITH_FLASHINFER",
+        needs_flashinfer=True,
+        ours=False,
+    ),
+)
+
+
+def ffi_source_dir() -> pathlib.Path:
+    """The C++/CUDA sources: ``JAX_GLM_NOPE_FFI_SOURCES``, else the checkout's ``ffi/``
+    (source tree, editable install), else the copy a wheel ships as ``jax_glm_nope/_ffi``."""
+    override = os.environ.get("JAX_GLM_NOPE_FFI_SOURCES")
+    if override:
+        return pathlib.Path(override)
+    package = pathlib.Path(__file__).resolve().parents[1]
+    checkout = package.parent / "ffi"
+    return checkout if checkout.is_dir() else package / "_ffi"
+
+
+def cache_dir() -> pathlib.Path:
+    override = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
+    if override:
+        return pathlib.Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "jax_glm_nope"
+
+
+def default_archs() -> tuple[str, ...]:
+    override = os.environ.get("JAX_GLM_NOPE_FFI_ARCHS")
+    if override is not None:
+        return validate_archs(tuple(a.strip() for a in override.split(",") if a.strip()))
+    return DEFAULT_ARCHS
+
+
+def validate_archs(archs: tuple[str, ...]) -> tuple[str, ...]:
+    for arch in archs:
+        if not re.fullmatch(r"sm_\d+a?", arch):
+            raise ValueError(f"archs: expected names like 'sm_90a' or 'sm_120a', got {arch!r}")
+    if not archs:
+        raise ValueError("archs: expected at least one architecture, got none")
+    return tuple(dict.fromkeys(archs))
+
+
+def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
+    """Every C++/CUDA file under ``sources``, every subfolder included (sorted)."""
+    return sorted(p for p in sources.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
+
+
+def _source_hash(sources: pathlib.Path) -> str:
+    return files_digest([(p.relative_to(sources).as_posix(), p) for p in source_files(sources)])
+
+
+def check_layout_header(sources: pathlib.Path) -> None:
+    """ffi/common/row_layout.h restates jax_glm_nope/layout.py; refuse to build if they drift."""
+    text = (sources / "common" / "row_layout.h").read_text()
+    expected = {
+        "kHeadDim": layout.HEAD_DIM,
+        "kTile": layout.TILE,
+        "kNumTiles": layout.NUM_TILES,
+        "kCodesOffset": layout.COMPACT.codes_offset,
+        "kScalesOffset": layout.COMPACT.scales_offset,
+        "kReservedOffset": layout.COMPACT.reserved_offset,
+        "kCompactRowBytes": layout.COMPACT.bytes_per_token,
+        "kPaddedRowBytes": layout.PADDED.bytes_per_token,
+        "kFp8Max": layout.FP8_MAX,
+    }
+    for name, value in expected.items():
+        match = re.search(rf"constexpr \w+ {name} = ([0-9.]+)f?;", text)
+        if match is None or float(match.group(1)) != float(value):
+            raise BuildError(f"ffi/common/row_layout.h: {name} disagrees with jax_glm_nope/layout.py ({value})")
+
+
+def with_flashinfer(archs: tuple[str, ...], flashinfer: bool | None) -> bool:
+    """FlashInfer's units are compiled when the list names sm_120a/sm_121a and, unless
+    ``flashinfer`` says otherwise, when its headers are installed."""
+    if not any(a in ("sm_120a", "sm_121a") for a in archs):
+        if flashinfer:
+            raise ValueError(f"archs: FlashInfer's SM120 kernels need sm_120a or sm_121a in the list, got {archs}")
+        return False
+    return flashinfer_available() if flashinfer is None else flashinfer
+
+
+def build_key(archs: tuple[str, ...], flashinfer: bool) -> str:
+    """The cache key of a build (hashes only; compiles nothing)."""
+    import jax
+
+    nvcc = find_nvcc()
+    recipe = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()  # flags live here
+    parts = [_source_hash(ffi_source_dir()), recipe, ",".join(archs), jax.__version__, nvcc_version(nvcc)]
+    parts.append(check_flashinfer_headers(find_flashinfer_data()) if flashinfer else "without-flashinfer")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
+
+
+def _gencode(arch: str, ptx: bool = False) -> list[str]:
+    compute = arch.replace("sm_", "compute_")
+    return ["-gencode", f"arch={compute},code={compute if ptx else arch}"]
+
+
+def unit_archs(unit: Unit, archs: tuple[str, ...], flashinfer: bool) -> tuple[tuple[str, ...], bool]:
+    """``(architectures to compile for, whether the unit's code is switched on)``."""
+    if unit.archs is None:
+        return archs, True
+    if unit.always:
+        return unit.archs, True
+    wanted = tuple(a for a in unit.archs if a in archs)
+    if unit.needs_flashinfer and not flashinfer:
+        wanted = ()
+    return (wanted, True) if wanted else ((archs[0],), False)
+
+
+def _compile_command(nvcc, unit: Unit, archs, sources, obj, flashinfer_data, enabled: bool):
+    import jax
+
+    command = [
+        nvcc,
+        "-std=c++17",
+        "-O3",
+        "-lineinfo",
+        "--expt-relaxed-constexpr",
+        "-Xptxas",
+        "-v",
+        "-Xcompiler",
+        "-fPIC",
+        "-isystem",
+        jax.ffi.include_dir(),
+        "-I",
+        str(sources),
+    ]
+    if unit.macro:
+        command.append(f"-D{unit.macro}={int(enabled)}")
+    if unit.needs_flashinfer and enabled:
+        command += [
+            # FlashInfer's bundled CCCL first: CUDA 13.0's own lacks cuda::fast_mod_div.
+            "-I",
+            str(flashinfer_data / "cccl" / "libcudacxx" / "include"),
+            "-I",
+            str(flashinfer_data / "cccl" / "cub"),
+            "-I",
+            str(flashinfer_data / "cccl" / "thrust"),
+            "-I",
+            str(flashinfer_data / "include"),
+        ]
+    for arch in archs:
+        command += _gencode(arch)
+    if unit.archs is None:
+        command += _gencode(GENERIC_PTX.replace("compute_", "sm_"), ptx=True)
+    return command + ["-c", str(sources / unit.source), "-o", str(obj)]
+
+
+_PTXAS_FUNCTION = re.compile(r"Compiling entry function '(\S+)' for '(\w+)'")
+_PTXAS_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+_PTXAS_USAGE = re.compile(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?")
+
+
+def parse_ptxas(stderr: str) -> list[dict]:
+    """``ptxas -v`` output -> one record per (kernel, arch): registers, static shared
+    memory, spill bytes."""
+    records, current = [], None
+    for line in stderr.splitlines():
+        if m := _PTXAS_FUNCTION.search(line):
+            current = {"kernel": m.group(1), "arch": m.group(2), "spill_stores": 0, "spill_loads": 0}
+            records.append(current)
+        elif current is not None and (m := _PTXAS_SPILLS.search(line)):
+            current["spill_stores"], current["spill_loads"] = int(m.group(1)), int(m.group(2))
+        elif current is not None and "Used" in line and (m := _PTXAS_USAGE.search(line)):
+            current["registers"] = int(m.group(1))
+            smem = re.search(r"(\d+) bytes smem", line)
+            current["smem_bytes"] = int(smem.group(1)) if smem else 0
+    return records
+
+
+def _run(command: list[str]) -> str:
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise BuildError(f"nvcc failed ({' '.join(command)}):\n{result.stderr[-6000:]}")
+    return result.stderr
+
+
+@contextlib.contextmanager
+def _file_lock(path: pathlib.Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build(
+    archs: tuple[str, ...] | None = None,
+    *,
+    flashinfer: bool | None = None,
+    force: bool = False,
+) -> pathlib.Path:
+    """Build (or find in the cache) the native library for ``archs``; return its path.
+
+    ``flashinfer``: compile FlashInfer's SM120 adapters (True: required, raising when
+    the headers are missing; None: when installed; False: never, their targets then
+    answer Unimplemented saying so).
+    """
+    archs = validate_archs(tuple(archs)) if archs else default_archs()
+    nvcc = find_nvcc()
+    sources = ffi_source_dir()
+    if not (sources / "common" / "row_layout.h").is_file():
+        raise BuildError(
+            f"the native sources are not at {sources}: run from a checkout of jax_glm_nope (an "
+            "editable install), or set JAX_GLM_NOPE_FFI_SOURCES to its ffi/ folder"
+        )
+    check_layout_header(sources)
+    flashinfer = with_flashinfer(archs, flashinfer)
+    flashinfer_data = find_flashinfer_data() if flashinfer else None
+    target = cache_dir() / build_key(archs, flashinfer) / LIBRARY_NAME
+    with _file_lock(target.parent.with_suffix(".lock")):
+        if target.is_file() and not force:
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        log.warning(
+            "jax_glm_nope: building the native library for %s%s (cached in %s)",
+            ", ".join(archs),
+            " with FlashInfer's SM120 kernels, a few minutes" if flashinfer else "",
+            target.parent,
+        )
+        with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+            build_dir = pathlib.Path(tmp)
+            jobs = []
+            for unit in UNITS:
+                unit_targets, enabled = unit_archs(unit, archs, flashinfer)
+                obj = build_dir / (unit.source.replace("/", "__") + ".o")
+                command = _compile_command(nvcc, unit, unit_targets, sources, obj, flashinfer_data, enabled)
+                jobs.append((unit, obj, command))
+            with concurrent.futures.ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+                outputs = list(pool.map(_run, [command for _, _, command in jobs]))
+            report = []
+            for (unit, _, _), stderr in zip(jobs, outputs, strict=True):
+                for record in parse_ptxas(stderr):
+                    report.append({"unit": unit.source, "ours": unit.ours, **record})
+            spilled = [r for r in report if r["ours"] and r["spill_stores"]]
+            if spilled:
+                raise BuildError(f"ptxas reports register spills in our kernels: {spilled}")
+            staged = build_dir / LIBRARY_NAME
+            _run([nvcc, "-shared", "-o", str(staged)] + [str(obj) for _, obj, _ in jobs])
+            (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
+            os.replace(staged, target)  # atomic: a reader sees all or nothing
+        log.warning("jax_glm_nope: native library built in %.1f s: %s", time.monotonic() - started, target)
+    return target
+
+
+def cached_library(archs: tuple[str, ...] | None = None) -> pathlib.Path | None:
+    """The already-built library for this environment, or None. Never compiles."""
+    try:
+        archs = validate_archs(tuple(archs)) if archs else default_archs()
+        target = cache_dir() / build_key(archs, with_flashinfer(archs, None)) / LIBRARY_NAME
+    except (BuildError, ValueError):
+        return None
+    return target if target.is_file() else None
+
+
+def ptxas_report(library: pathlib.Path) -> list[dict]:
+    """The ``ptxas -v`` records saved beside a built library."""
+    return json.loads((pathlib.Path(library).parent / "ptxas.json").read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="jax-glm-nope build-ffi",
+        description="Build the native library (our CUDA kernels and FlashInfer's SM120 adapters) ahead of time.",
+    )
+    parser.add_argument(
+        "--archs",
+        default=",".join(DEFAULT_ARCHS),
+        help="comma-separated target list (FlashInfer's kernels build for sm_120a/sm_121a only)",
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even when cached")
+    parser.add_argument(
+        "--without-flashinfer",
+        "--generic-only",
+        dest="without_flashinfer",
+        action="store_true",
+        help="leave FlashInfer's SM120 adapters out (no FlashInfer headers needed)",
+    )
+    parser.add_argument("--print-path", action="store_true", help="print only the library path")
+    args = parser.parse_args(argv)
+    if not args.print_path:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        archs = validate_archs(tuple(a.strip() for a in args.archs.split(",") if a.strip()))
+        path = build(archs, flashinfer=False if args.without_flashinfer else None, force=args.force)
+    except (BuildError, ValueError) as err:
+        print(f"jax-glm-nope build-ffi: {err}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

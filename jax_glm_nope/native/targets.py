@@ -1,0 +1,158 @@
+"""Load the native library, register its XLA FFI targets, and call them.
+
+Each ``*_call`` function is one ``jax.ffi.ffi_call`` with the operand order, result
+buffers and attributes its C++ handler binds (``ffi/``). They take validated,
+normalised arrays; nothing here checks user input.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import layout
+from . import build
+from .toolchain import BuildError
+
+# XLA target name -> exported handler symbol (XLA_FFI_DEFINE_HANDLER_SYMBOL in ffi/).
+WRITE_KV = "jax_glm_nope_write_kv"  # ours, arch-generic
+DEQUANTIZE = "jax_glm_nope_dequantize"  # ours, arch-generic
+SM90_SPARSE_MLA = "jax_glm_nope_sm90_sparse_mla"  # ours, sm_90a
+FLASHINFER_DECODE = "jax_glm_nope_flashinfer_sm120_decode"  # FlashInfer's, sm_120a/sm_121a
+FLASHINFER_PREFILL = "jax_glm_nope_flashinfer_sm120_prefill"
+TARGETS = {
+    WRITE_KV: "JaxGlmNopeWriteKv",
+    DEQUANTIZE: "JaxGlmNopeDequantize",
+    SM90_SPARSE_MLA: "JaxGlmNopeSm90SparseMla",
+    FLASHINFER_DECODE: "JaxGlmNopeFlashInferSm120Decode",
+    FLASHINFER_PREFILL: "JaxGlmNopeFlashInferSm120Prefill",
+}
+
+# Mirrors ffi/flashinfer/sm120/sm120_common.h: FlashInfer's decode walks candidates in
+# windows of 64 and takes T <= 64; its prefill takes these head counts.
+FLASHINFER_WINDOW = 64
+FLASHINFER_MAX_DECODE_TOKENS = 64
+FLASHINFER_PREFILL_HEADS = (8, 16, 32, 64, 128)
+
+
+def flashinfer_scratch_heads(num_heads: int) -> int:
+    """Rows of decode scratch per token: FlashInfer's ``decode_scratch_heads`` rule."""
+    return 8 if num_heads == 8 else -(-num_heads // 16) * 16
+
+
+def flashinfer_scratch_shapes(num_tokens: int, num_heads: int, num_candidates: int):
+    """Shapes of FlashInfer's decode scratch results ``(mid_out, mid_lse)``.
+
+    ``mid_out`` bf16 ``[T, sh, ceil(K/64), 512]`` and ``mid_lse`` f32 ``[T, sh, ceil(K/64)]``
+    with ``sh = 8`` if ``H == 8`` else ``H`` rounded up to 16; the handler checks exactly
+    these shapes and the tests compare the rule with the compiled one.
+    """
+    splits = -(-num_candidates // FLASHINFER_WINDOW)
+    heads = flashinfer_scratch_heads(num_heads)
+    return (num_tokens, heads, splits, layout.HEAD_DIM), (num_tokens, heads, splits)
+
+
+def library_path(*, build_if_missing: bool = True) -> pathlib.Path | None:
+    """``JAX_GLM_NOPE_FFI_LIBRARY``, the cached build, or (``build_if_missing``) a new build."""
+    override = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
+    if override:
+        if not os.path.isfile(override):
+            raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {override}, which does not exist")
+        return pathlib.Path(override)
+    return build.build() if build_if_missing else build.cached_library()
+
+
+@functools.cache
+def _load(path: str) -> ctypes.CDLL:
+    return ctypes.cdll.LoadLibrary(path)
+
+
+@functools.cache
+def _register(path: str) -> None:
+    library = _load(path)
+    for name, symbol in TARGETS.items():
+        capsule = jax.ffi.pycapsule(getattr(library, symbol))
+        jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+
+
+def load_library(path: str | pathlib.Path | None = None) -> ctypes.CDLL:
+    """Load (building on first use when ``path`` is None) and register every target."""
+    path = str(path or library_path())
+    _register(path)
+    return _load(path)
+
+
+def cxx_flashinfer_scratch_rule(library: ctypes.CDLL, num_heads: int, num_candidates: int):
+    """``(scratch_heads, splits)`` as the compiled C++ computes them (for tests)."""
+    return (
+        library.jax_glm_nope_flashinfer_decode_scratch_heads(num_heads),
+        library.jax_glm_nope_flashinfer_decode_splits(num_candidates),
+    )
+
+
+def _attention_results(q, *scratch):
+    num_tokens, num_heads, _ = q.shape
+    return (
+        jax.ShapeDtypeStruct(q.shape, jnp.bfloat16),
+        jax.ShapeDtypeStruct((num_tokens, num_heads), jnp.float32),
+        *scratch,
+    )
+
+
+def flashinfer_decode_call(q, pool, indices, topk_lens, sm_scale: float):
+    """FlashInfer's split-K decode: ``(out [T,H,512] bf16, lse [T,H] f32)``; T <= 64."""
+    mid_out, mid_lse = flashinfer_scratch_shapes(*q.shape[:2], indices.shape[1])
+    results = _attention_results(
+        q, jax.ShapeDtypeStruct(mid_out, jnp.bfloat16), jax.ShapeDtypeStruct(mid_lse, jnp.float32)
+    )
+    out, lse, _, _ = jax.ffi.ffi_call(FLASHINFER_DECODE, results)(
+        q, pool, indices, topk_lens, sm_scale=np.float32(sm_scale)
+    )
+    return out, lse
+
+
+def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
+    """FlashInfer's prefill: K a multiple of 64, H in ``FLASHINFER_PREFILL_HEADS``."""
+    return jax.ffi.ffi_call(FLASHINFER_PREFILL, _attention_results(q))(
+        q, pool, indices, topk_lens, sm_scale=np.float32(sm_scale)
+    )
+
+
+def sm90_scratch_shapes(num_tokens: int, num_heads: int, num_candidates: int) -> tuple:
+    """Scratch results of our SM90 kernel (none yet: the kernel is being written)."""
+    return ()
+
+
+def sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale: float):
+    """Our SM90 sparse MLA: ``(out [T,H,512] bf16, lse [T,H] f32)``."""
+    scratch = sm90_scratch_shapes(*q.shape[:2], indices.shape[1])
+    results = _attention_results(q, *(jax.ShapeDtypeStruct(s, d) for s, d in scratch))
+    out, lse, *_ = jax.ffi.ffi_call(SM90_SPARSE_MLA, results)(
+        q, pool, indices, topk_lens, sm_scale=np.float32(sm_scale)
+    )
+    return out, lse
+
+
+def write_kv_call(pool2d, latent, slots):
+    """Quantize ``latent`` rows into ``pool2d`` at ``slots``, in place (operand 0 aliases result 0)."""
+    return jax.ffi.ffi_call(
+        WRITE_KV,
+        jax.ShapeDtypeStruct(pool2d.shape, jnp.uint8),
+        input_output_aliases={0: 0},
+        vmap_method="sequential",
+    )(pool2d, latent, slots)
+
+
+def dequantize_call(rows):
+    """``rows [N, 528 | 656]`` uint8 -> ``[N, 512]`` float32."""
+    return jax.ffi.ffi_call(
+        DEQUANTIZE,
+        jax.ShapeDtypeStruct((rows.shape[0], layout.HEAD_DIM), jnp.float32),
+        vmap_method="sequential",
+    )(rows)
