@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
+import types
 
 import pytest
 
 import jax_glm_nope as jgn
-from jax_glm_nope import layout, planner
+from jax_glm_nope import cli, layout
 
 
 def test_capacity_arithmetic_by_hand():
@@ -29,20 +30,6 @@ def test_page_rounding_counts_whole_pages():
     # a context of 65 tokens takes two pages of 64
     (compact, *_) = jgn.capacity(10 * 64 * 12 * 561, page_size=64, context=65)
     assert compact.pages == 10 and compact.requests == 5
-
-
-@pytest.mark.parametrize(
-    "text, value",
-    [
-        ("80GiB", 80 * 2**30),
-        ("141GB", 141 * 10**9),
-        ("512MiB", 2**29),
-        ("1000", 1000),
-        ("1.5TiB", int(1.5 * 2**40)),
-    ],
-)
-def test_parse_bytes(text, value):
-    assert planner.parse_bytes(text) == value
 
 
 def run_cli(*args):
@@ -73,3 +60,86 @@ def test_cli_info_lists_backends():
     done = run_cli("info")
     assert done.returncode == 0, done.stderr
     assert "reference  ready" in done.stdout and "auto" in done.stdout and "jax " in done.stdout
+
+
+def strict_json(text):
+    def reject(token):
+        raise ValueError(f"not strict JSON: {token}")
+
+    return json.loads(text, parse_constant=reject)
+
+
+@pytest.fixture
+def fake_build(monkeypatch):
+    """A stand-in build module at the package's new home, recording what it is given."""
+    calls = []
+    module = types.ModuleType("jax_glm_nope.native.build")
+    module.main = lambda argv: calls.append(argv) or 0
+    monkeypatch.setitem(sys.modules, "jax_glm_nope.native.build", module)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--archs", "sm_90a", "--generic-only"],
+        ["--generic-only", "--archs", "sm_90a,sm_120a", "--force", "--print-path"],
+        ["--archs=sm_90a", "--generic-only"],
+        ["--help"],
+        [],
+    ],
+)
+def test_build_ffi_forwards_arguments_verbatim(fake_build, argv):
+    assert cli.main(["build-ffi", *argv]) == 0
+    assert fake_build == [argv]
+
+
+def test_build_ffi_finds_the_module_before_and_after_the_move():
+    assert cli._load(("jax_glm_nope.no_such_module", "jax_glm_nope.planner")) is jgn.planner
+    assert cli._load(("jax_glm_nope.no_such_module",)) is None
+    build = cli._load(cli.BUILD_MODULES)
+    assert build is not None and callable(build.main)
+
+
+@pytest.mark.parametrize("archs", [["--archs=,"], ["--archs", " , "], ["--archs="]])
+def test_build_ffi_rejects_an_empty_arch_list(fake_build, capsys, archs):
+    assert cli.main(["build-ffi", *archs, "--generic-only"]) == 2
+    assert fake_build == []  # nothing built, not the default list
+    assert "archs: expected a comma-separated list of at least one architecture" in capsys.readouterr().err
+
+
+def test_bench_is_not_a_cli_command(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["bench", "--reps", "3"])
+    assert info.value.code == 2 and "invalid choice: 'bench'" in capsys.readouterr().err
+
+
+def test_cli_capacity_json_is_strict_when_no_page_fits(capsys):
+    assert cli.main(["capacity", "--memory", "1B", "--json"]) == 0
+    data = strict_json(capsys.readouterr().out)
+    assert [r["vs_padded"] for r in data["rows"]] == [None, None, None]
+    assert cli.main(["capacity", "--memory", "1B"]) == 0
+    table = capsys.readouterr().out
+    assert "nan" not in table.lower() and table.rstrip().endswith("-")
+
+
+@pytest.mark.parametrize(
+    "memory, message",
+    [
+        ("1e9", "memory: '1e9' has no unit: write 1e9B for bytes"),
+        ("80", "memory: '80' has no unit: write 80B for bytes"),
+        ("lots", "memory: expected a size such as 80GiB"),
+    ],
+)
+def test_cli_capacity_memory_errors(capsys, memory, message):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["capacity", "--memory", memory])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_capacity_huge_memory_is_exact(capsys):
+    digits = "1" + "0" * 400
+    assert cli.main(["capacity", "--memory", digits + "B", "--json"]) == 0
+    data = strict_json(capsys.readouterr().out)
+    assert data["rows"][1]["pages"] == 10**400 // (64 * 12 * 689)
+    assert cli.main(["capacity", "--memory", "1e9B"]) == 0
