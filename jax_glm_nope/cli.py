@@ -12,6 +12,7 @@ import json
 import platform
 import sys
 
+from . import device as device_mod
 from . import dispatch
 from . import planner as capacity_mod
 
@@ -72,14 +73,22 @@ def _info(args) -> int:
             versions[name] = f"unavailable ({err})"
     for name, version in versions.items():
         print(f"{name:<13} {version}")
-    print(f"{'platform':<13} {dispatch.current_platform()}")
+    here = device_mod.current()
+    print(f"{'device':<13} {here.describe()}")
     for device in jax.devices():
-        print(f"{'device':<13} {device.id}: {device.device_kind} ({device.platform})")
-    here = dispatch.current_platform()
-    for name in dispatch.AUTO_ORDER:
-        reason = dispatch.unavailable_reason(name, here)
-        print(f"{'backend':<13} {name:<10} {'ready' if reason is None else 'unavailable: ' + reason}")
-    print(f"{'backend':<13} {'auto':<10} -> {dispatch.choose_backend('auto', here)}")
+        print(f"{'jax device':<13} {device.id}: {device.device_kind} ({device.platform})")
+    for operation, table in dispatch.TABLES.items():
+        options = dispatch.AUTO_OPTIONS[operation]  # never starts a native build
+        for entry in table:
+            try:
+                reason = dispatch.unsupported(operation, entry.name, here, None, **options)
+            except Exception as err:  # report, never crash an info command
+                reason = f"{type(err).__name__}: {err}"
+            state = "ready" if reason is None else f"unavailable: {reason}"
+            automatic = "" if entry.auto else " (only when named)"
+            print(f"{operation:<13} {entry.name:<10} {state}{automatic}")
+        chosen, _ = dispatch.choose(operation, None, None, {}, here)
+        print(f"{operation:<13} {'None':<10} -> {chosen}")
     return 0
 
 
@@ -148,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     cap.add_argument("--context", type=int, default=131072, help="tokens per request")
     cap.add_argument("--json", action="store_true", help="print JSON")
     cap.set_defaults(func=_capacity)
-    sub.add_parser("info", help="versions, devices and which backends can run here").set_defaults(func=_info)
+    sub.add_parser("info", help="versions, the device and which implementations can run here").set_defaults(
+        func=_info
+    )
     # Listed for --help only; main() hands its arguments over before parsing.
     sub.add_parser("build-ffi", help="build the XLA FFI bridge library ahead of time (build-ffi --help)")
     args = parser.parse_args(argv)
