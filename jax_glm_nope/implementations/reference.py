@@ -11,34 +11,79 @@ import jax
 import jax.numpy as jnp
 
 from ..candidates import active_candidates
-from ..layout import HEAD_DIM
-from ..quant import dequantize_rows
+from ..layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
 
 CHUNK_BYTES = 64 << 20  # dequantized f32 candidates held at once
 
 
-def tokens_per_chunk(num_tokens: int, num_candidates: int) -> int:
-    per_token = num_candidates * HEAD_DIM * 4
+def tokens_per_chunk(num_tokens: int, num_candidates: int, num_heads: int = 1) -> int:
+    # f32 codes of the candidates, plus the per-tile partial scores [H, K, 4]
+    per_token = num_candidates * (HEAD_DIM + 16 * num_heads) * 4
     return max(1, min(num_tokens, CHUNK_BYTES // per_token))
 
 
+FLOAT32_MAX = float(jnp.finfo(jnp.float32).max)
+
+
+def power_of_two_scale(peak):
+    """``(2^f, 2^-f)`` with ``|x| <= peak`` mapping into ``[-1, 1)`` under ``x * 2^-f``, built
+    from the exponent bits (exact, never a division), ``f`` clamped to ``[-126, 126]`` so
+    both factors are normal floats: a subnormal or zero peak gives ``2^-126``, and
+    nothing here depends on how the hardware treats subnormals."""
+    exponent = (jax.lax.bitcast_convert_type(peak.astype(jnp.float32), jnp.int32) >> 23) & 0xFF
+    f = jnp.clip(exponent - 126, -126, 126)
+    above = jax.lax.bitcast_convert_type((f + 127) << 23, jnp.float32)
+    inverse = jax.lax.bitcast_convert_type((127 - f) << 23, jnp.float32)
+    return above, inverse
+
+
 def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
-    """``q [c, H, 512]`` f32 over ``indices [c, K]`` -> ``(out [c, H, 512] f32, lse [c, H])``."""
-    active = active_candidates(indices, topk_lens, pool.shape[0])
-    keys = dequantize_rows(pool[jnp.where(active, indices, 0)])
-    # Inactive rows may hold NaN (slot 0 above all): select, never multiply, them away.
-    keys = jnp.where(active[..., None], keys, 0.0)
+    """``q [c, H, 512]`` f32 over ``indices [c, K]`` -> ``(out [c, H, 512] f32, lse [c, H])``.
+
+    The robust order of operations every implementation follows (docs/semantics.md):
+    queries scaled by a power of two into [-1, 1]; per tile ``(q . codes) * scale``,
+    clamped to the float32 range; the score ``raw * |q| peak * sm_scale`` (+inf where it
+    overflows, the largest score then) clamped below at -FLOAT32_MAX; softmax weights normalised before they multiply the values; a
+    non-finite referenced input marks its head NaN.
+    """
     hi = jax.lax.Precision.HIGHEST
-    scores = jnp.einsum("chd,ckd->chk", q, keys, precision=hi) * jnp.float32(sm_scale)
+    active = active_candidates(indices, topk_lens, pool.shape[0])
+    # Inactive rows may hold NaN (slot 0 above all): select, never multiply, them away.
+    rows = jnp.where(active[..., None], pool[jnp.where(active, indices, 0)], 0)
+    fmt = COMPACT
+    codes = jax.lax.bitcast_convert_type(rows[..., fmt.codes_offset : fmt.codes_offset + HEAD_DIM], jnp.float8_e4m3fn)
+    codes = codes.astype(jnp.float32).reshape(*rows.shape[:2], NUM_TILES, TILE)  # [c, K, 4, 128]
+    scale_bytes = rows[..., fmt.scales_offset : fmt.scales_end].reshape(*rows.shape[:2], NUM_TILES, SCALE_BYTES)
+    scales = jax.lax.bitcast_convert_type(scale_bytes, jnp.float32)  # [c, K, 4]
+    bad_row = active & (jnp.any(jnp.isnan(codes), axis=(2, 3)) | jnp.any(~jnp.isfinite(scales), axis=2))
+    bad_q = jnp.any(~jnp.isfinite(q), axis=2)  # [c, H]
+    q_peak = jnp.max(jnp.where(jnp.isfinite(q), jnp.abs(q), 0.0), axis=2)
+    q_above, q_inverse = power_of_two_scale(q_peak)
+    q_unit = jnp.where(jnp.isfinite(q), q, 0.0) * q_inverse[..., None]
+    q_unit = q_unit.reshape(*q.shape[:2], NUM_TILES, TILE)
+    safe_codes = jnp.where(jnp.isnan(codes), 0.0, codes)
+    safe_scales = jnp.where(jnp.isfinite(scales), scales, 0.0)
+    partial = jnp.einsum("chtd,cktd->chkt", q_unit, safe_codes, precision=hi)  # |.| <= 128 * 448
+    terms = jnp.clip(partial * safe_scales[:, None], -FLOAT32_MAX, FLOAT32_MAX)
+    # A sum of finite terms overflows to +-inf but is never NaN; so is its product with a
+    # non-zero factor (sm_scale = 0 makes every score 0).
+    raw = jnp.sum(terms, axis=-1)
+    factor = jnp.float32(q_above * jnp.float32(sm_scale))[..., None]
+    scores = jnp.where(factor == 0, 0.0, raw * factor)
+    scores = jnp.maximum(scores, -FLOAT32_MAX)  # +inf stays: the true score overflows float32
     scores = jnp.where(active[:, None, :], scores, -jnp.inf)
-    row_max = jnp.max(scores, axis=-1)
-    row_max = jnp.where(jnp.isfinite(row_max), row_max, 0.0)
-    probs = jnp.exp(scores - row_max[..., None])
+    row_max = jnp.max(scores, axis=-1, keepdims=True)
+    safe_max = jnp.where(row_max == -jnp.inf, 0.0, row_max)
+    top = active[:, None, :] & (scores == row_max)  # exp(0) = 1, also for +inf == +inf
+    probs = jnp.where(top, 1.0, jnp.exp(scores - safe_max))
     total = jnp.sum(probs, axis=-1)
-    out = jnp.einsum("chk,ckd->chd", probs, keys, precision=hi)
-    out = out / jnp.where(total > 0, total, 1.0)[..., None]
-    lse = jnp.where(total > 0, row_max + jnp.log(total), -jnp.inf)
-    return out, lse
+    weights = probs / jnp.where(total > 0, total, 1.0)[..., None]
+    # (w * s) * code <= |value|: finite whenever the dequantized values are.
+    out = jnp.einsum("chkt,cktd->chtd", weights[..., None] * safe_scales[:, None], safe_codes, precision=hi)
+    out = out.reshape(*q.shape[:2], HEAD_DIM)
+    lse = jnp.where(total > 0, row_max[..., 0] + jnp.log(jnp.where(total > 0, total, 1.0)), -jnp.inf)
+    bad = bad_q | jnp.any(bad_row, axis=1)[:, None]
+    return jnp.where(bad[..., None], jnp.nan, out), jnp.where(bad, jnp.nan, lse)
 
 
 def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
@@ -46,7 +91,7 @@ def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
     num_tokens, num_heads, _ = q.shape
     if num_tokens == 0:
         return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
-    chunk = tokens_per_chunk(num_tokens, indices.shape[1])
+    chunk = tokens_per_chunk(num_tokens, indices.shape[1], num_heads)
     num_chunks = -(-num_tokens // chunk)
     pad = num_chunks * chunk - num_tokens
 
