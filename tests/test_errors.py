@@ -44,12 +44,13 @@ def call(**kw):
         (dict(sm_scale=True), TypeError, "sm_scale"),
         (dict(topk_lens=jnp.zeros((3,), jnp.int32)), ValueError, r"topk_lens: expected shape \(2,\)"),
         (dict(topk_lens=jnp.zeros((2,), jnp.float32)), TypeError, "topk_lens: expected dtype int32"),
-        (dict(backend="cuda"), ValueError, "backend: expected one of"),
+        (dict(implementation="nope"), ValueError, "implementation: expected None or one of"),
         (
-            dict(backend="reference", interpret=True),
-            ValueError,
-            "interpret: only valid with backend='pallas'",
+            dict(implementation="reference", interpret=True),
+            TypeError,
+            "option 'interpret' is not accepted by implementation='reference'",
         ),
+        (dict(implementation="pallas", interpret="yes"), TypeError, "interpret: expected a bool, got str"),
     ],
 )
 def test_sparse_mla_rejects(kw, err, pattern):
@@ -73,9 +74,9 @@ def test_unavailable_backend_names_the_reason():
     # On this CPU machine the GPU backends cannot run: the error says why, no fallback.
     if jax.default_backend() != "cpu":
         pytest.skip("CPU-only check")
-    for name in ("pallas", "flashinfer"):
-        with pytest.raises(ValueError, match=f"backend='{name}' cannot run on platform 'cpu'"):
-            call(backend=name)
+    for name in ("pallas", "flashinfer", "cuda"):
+        with pytest.raises(ValueError, match=f"implementation='{name}' cannot serve this call on cpu"):
+            call(implementation=name)
 
 
 @pytest.mark.parametrize(
@@ -110,9 +111,11 @@ def test_unavailable_backend_names_the_reason():
             "pool: expected dtype uint8",
         ),
         (
-            lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32), backend="cuda"),
+            lambda: jgn.write_kv(
+                POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32), implementation="nope"
+            ),
             ValueError,
-            "backend: expected one of",
+            "implementation: expected None or one of",
         ),
         (
             lambda: jgn.pad_candidates(jnp.zeros((2, 8), jnp.float32)),
