@@ -15,6 +15,7 @@ import jax.numpy as jnp
 from . import validate
 
 COLUMN_MULTIPLE = 128  # 2051 -> 2176 = 17 x 128
+INT32_LIMIT = 2**31  # every int32 id is below it
 
 
 def default_width(num_candidates: int) -> int:
@@ -48,11 +49,17 @@ def pad_candidates(indices: jax.Array, width: int | None = None) -> tuple[jax.Ar
 
 
 def mask_holes(indices: jax.Array, num_slots: int) -> jax.Array:
-    """Every entry outside ``[0, num_slots)`` becomes -1."""
+    """Every entry outside ``[0, num_slots)`` becomes -1.
+
+    ``num_slots`` is any int >= 1 (numpy integers too); from 2**31 on every
+    non-negative int32 id is inside the range, so only negative entries become -1.
+    """
     validate.check_dtype(indices, "indices", (jnp.int32,))
     num_slots = validate.check_static_int(num_slots, "num_slots", 1)
     indices = jnp.asarray(indices)
-    return jnp.where((indices >= 0) & (indices < num_slots), indices, -1)
+    if num_slots >= INT32_LIMIT:  # no int32 id reaches it (and it does not fit an int32 operand)
+        return jnp.where(indices >= 0, indices, -1)
+    return jnp.where((indices >= 0) & (indices < jnp.int32(num_slots)), indices, -1)
 
 
 def valid_slots(slots: jax.Array, num_slots: int) -> jax.Array:

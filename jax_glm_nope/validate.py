@@ -18,12 +18,31 @@ from .layout import HEAD_DIM, RowFormat
 
 MAX_TOKENS = 65536  # T limit of sparse_mla
 MAX_HEADS = 128
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _array(x, name: str):
     if not (hasattr(x, "shape") and hasattr(x, "dtype")):
         raise TypeError(f"{name}: expected an array (jax.Array or numpy.ndarray), got {type(x).__name__}")
+    check_static_shape(x, name)
     return x
+
+
+def check_static_shape(x, name: str) -> tuple[int, ...]:
+    """The shape of ``x`` as ints; a symbolic dimension (``jax.export`` shape
+    polymorphism) is a ``ValueError`` naming ``name``.
+
+    Kernel schedules, scratch sizes and the dispatch table are chosen from concrete
+    T, H and K at trace time, so every public function needs static shapes.
+    """
+    shape = tuple(x.shape)
+    if not all(isinstance(d, numbers.Integral) for d in shape):
+        shown = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+        raise ValueError(
+            f"{name}: shapes must be static (symbolic dimensions from jax.export shape "
+            f"polymorphism are not supported; export one artifact per shape), got shape {shown}"
+        )
+    return tuple(int(d) for d in shape)
 
 
 def _dtype_name(x) -> str:
@@ -38,6 +57,7 @@ def check_dtype(x, name: str, allowed: tuple) -> None:
 
 
 def check_rank(x, name: str, ranks: tuple[int, ...], meaning: str) -> None:
+    _array(x, name)
     if x.ndim not in ranks:
         raise ValueError(f"{name}: expected shape {meaning}, got shape {tuple(x.shape)}")
 
@@ -92,12 +112,30 @@ def check_topk_lens(topk_lens, num_tokens: int) -> None:
 
 
 def check_sm_scale(sm_scale) -> float:
-    if isinstance(sm_scale, bool) or not isinstance(sm_scale, numbers.Real):
-        raise TypeError(f"sm_scale: expected a Python float, got {type(sm_scale).__name__}")
-    value = float(sm_scale)
-    if not np.isfinite(value):
-        raise ValueError(f"sm_scale: expected a finite float, got {value}")
+    """A Python float, int or numpy real scalar whose value is finite in float32.
+
+    The kernels compute scores in float32: a scale beyond the float32 maximum (1e39,
+    1e300) is inf there and turns every score into inf or NaN.
+    """
+    if isinstance(sm_scale, (bool, np.bool_)) or not isinstance(sm_scale, numbers.Real):
+        raise TypeError(
+            f"sm_scale: expected a Python float (or int, or numpy real scalar), got {type(sm_scale).__name__}"
+        )
+    expected = f"sm_scale: expected a finite float (finite in float32: |sm_scale| <= {FLOAT32_MAX:.8g})"
+    try:
+        value = float(sm_scale)
+    except OverflowError:  # an int past the float64 range
+        raise ValueError(f"{expected}, got an int of {len(str(abs(int(sm_scale))))} digits") from None
+    if not np.isfinite(value) or abs(value) > FLOAT32_MAX:
+        raise ValueError(f"{expected}, got {value!r}")
     return value
+
+
+def check_bool(value, name: str) -> bool:
+    """A Python or numpy bool, as a Python bool; any other truthy object ("yes", 1) is a TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a bool (True or False), got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def check_latent(latent, name: str = "latent") -> int:
@@ -119,8 +157,21 @@ def check_slots(slots, num_tokens: int, name: str = "slots") -> None:
 
 
 def check_format(fmt, name: str = "fmt") -> RowFormat:
+    """``COMPACT``/``PADDED`` (or an equal ``RowFormat``) or their row bytes, 528/656.
+
+    ``RowFormat`` is a public dataclass, so anyone can build ``RowFormat("X", 600)``;
+    only the two layouts every kernel reads are accepted.
+    """
     if isinstance(fmt, RowFormat):
-        return fmt
+        for known in layout.FORMATS:
+            if fmt == known:
+                return known
+        raise ValueError(
+            f"{name}: expected RowFormat.COMPACT or RowFormat.PADDED (or 528/656), got "
+            f"RowFormat({fmt.name!r}, bytes_per_token={fmt.bytes_per_token}, "
+            f"codes_offset={fmt.codes_offset}, scales_offset={fmt.scales_offset}, "
+            f"reserved_offset={fmt.reserved_offset})"
+        )
     if isinstance(fmt, numbers.Integral) and not isinstance(fmt, bool):
         try:
             return layout.row_format(int(fmt))

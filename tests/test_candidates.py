@@ -82,3 +82,22 @@ def test_to_slots_maps_positions_through_the_page_table():
         jax.jit(jgn.to_slots)(jnp.asarray(positions), jnp.asarray(req_to_token), jnp.asarray(token_req))
     )
     assert got.tolist() == [[100, 102, -1, -1], [203, 200, -1, -1], [-1, -1, -1, -1]]
+
+
+@pytest.mark.parametrize("num_slots", [2**31, 2**31 + 5, 2**40, 10**30, np.int64(2**33)])
+def test_mask_holes_past_the_int32_limit_keeps_every_non_negative_index(num_slots):
+    idx = jnp.asarray([[0, 5, -1, -(2**31), 2**31 - 1, 2**31 - 2]], jnp.int32)
+    got = np.asarray(jgn.mask_holes(idx, num_slots))
+    assert got.tolist() == [[0, 5, -1, -1, 2**31 - 1, 2**31 - 2]]
+
+
+def test_mask_holes_at_the_int32_limit():
+    idx = jnp.asarray([[0, 2**31 - 1, 2**31 - 2, -1]], jnp.int32)
+    assert np.asarray(jgn.mask_holes(idx, 2**31 - 1)).tolist() == [[0, -1, 2**31 - 2, -1]]
+    assert np.asarray(jgn.mask_holes(idx, np.int64(3))).tolist() == [[0, -1, -1, -1]]
+
+
+@pytest.mark.parametrize("num_slots", [10.0, "10", None, True, jnp.int32(10), np.array([10])])
+def test_mask_holes_num_slots_must_be_an_int(num_slots):
+    with pytest.raises(TypeError, match="^num_slots: expected a Python int"):
+        jgn.mask_holes(jnp.zeros((1, 4), jnp.int32), num_slots)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jax_glm_nope as jgn
+from jax_glm_nope import layout, validate
 
 Q = jnp.zeros((2, 8, 512), jnp.bfloat16)
 POOL = jnp.zeros((16, 528), jnp.uint8)
@@ -171,3 +172,139 @@ def test_bad_write_leaves_pool_untouched():
     with pytest.raises(ValueError):
         jgn.write_kv(pool, jnp.zeros((2, 500)), jnp.zeros((2,), jnp.int32))
     np.testing.assert_array_equal(np.asarray(pool), before)
+
+
+# --- static shapes (SPEC 7): a symbolic dimension is named, never a deep jax error ---
+
+SYM_T, SYM_K = jax.export.symbolic_shape("T, K")
+
+
+def sds(shape, dtype):
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
+@pytest.mark.parametrize(
+    "check, name",
+    [
+        (lambda: validate.check_q(sds((SYM_T, 8, 512), jnp.bfloat16)), "q"),
+        (lambda: validate.check_pool(sds((SYM_T, 528), jnp.uint8)), "pool"),
+        (lambda: validate.check_pool(sds((4, SYM_T, 528), jnp.uint8)), "pool"),
+        (lambda: validate.check_indices(sds((2, SYM_K), jnp.int32), 2), "indices"),
+        (lambda: validate.check_topk_lens(sds((SYM_T,), jnp.int32), 2), "topk_lens"),
+        (lambda: validate.check_latent(sds((SYM_T, 512), jnp.float32)), "latent"),
+        (lambda: validate.check_slots(sds((SYM_T,), jnp.int32), 2), "slots"),
+        (lambda: validate.check_rows(sds((SYM_T, 528), jnp.uint8)), "rows"),
+        (lambda: validate.check_dtype(sds((SYM_T, 4), jnp.int32), "indices", (jnp.int32,)), "indices"),
+        (lambda: validate.check_rank(sds((SYM_T, 4), jnp.int32), "indices", (2,), "[T, K]"), "indices"),
+    ],
+)
+def test_validators_name_symbolic_dimensions(check, name):
+    with pytest.raises(ValueError, match=f"^{name}: shapes must be static .* got shape \\([^)]*[TK]"):
+        check()
+
+
+@pytest.mark.parametrize(
+    "fn, args, name",
+    [
+        (jgn.quantize, [sds((SYM_T, 512), jnp.float32)], "latent"),
+        (jgn.dequantize, [sds((SYM_T, 528), jnp.uint8)], "rows"),
+        (lambda i: jgn.mask_holes(i, 10), [sds((SYM_T, 8), jnp.int32)], "indices"),
+        (jgn.pad_candidates, [sds((SYM_T, 8), jnp.int32)], "indices"),
+        (
+            jgn.to_slots,
+            [sds((SYM_T, 8), jnp.int32), sds((2, 16), jnp.int32), sds((SYM_T,), jnp.int32)],
+            "local_positions",
+        ),
+        (
+            lambda q, i: jgn.sparse_mla(q, POOL, i, 0.1),
+            [sds((SYM_T, 8, 512), jnp.bfloat16), sds((SYM_T, 4), jnp.int32)],
+            "q",
+        ),
+    ],
+)
+def test_export_with_symbolic_shapes_says_shapes_must_be_static(fn, args, name):
+    with pytest.raises(ValueError, match=f"^{name}: shapes must be static"):
+        jax.export.export(jax.jit(fn))(*args)
+
+
+# --- fmt: only the two row formats (F12) ---
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        layout.RowFormat("X", 600),
+        layout.RowFormat("Y", 100),
+        layout.RowFormat("COMPACT", 528, codes_offset=16),
+        layout.RowFormat("PADDED", 656, reserved_offset=600),
+    ],
+)
+def test_quantize_rejects_other_row_formats(fmt):
+    with pytest.raises(
+        ValueError, match=r"^fmt: expected RowFormat.COMPACT or RowFormat.PADDED .*RowFormat\("
+    ):
+        jgn.quantize(jnp.ones((2, 512)), fmt)
+    with pytest.raises(ValueError, match="^fmt: expected RowFormat.COMPACT"):
+        jgn.repack(POOL, fmt)
+
+
+def test_equal_row_formats_are_the_canonical_ones():
+    assert validate.check_format(layout.RowFormat("PADDED", 656)) is jgn.PADDED
+    assert validate.check_format(np.int64(528)) is jgn.COMPACT
+    assert jgn.quantize(jnp.ones((2, 512)), layout.RowFormat("COMPACT", 528)).shape == (2, 528)
+
+
+# --- sm_scale: finite in float32 (F5's boundary half) ---
+
+
+@pytest.mark.parametrize("value", [1e39, -1e39, 1e300, 3.5e38, 10**400, -(10**39), np.float64(1e39)])
+def test_sm_scale_must_be_finite_in_float32(value):
+    with pytest.raises(ValueError, match="^sm_scale: expected a finite float .*float32"):
+        validate.check_sm_scale(value)
+
+
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), -float("inf"), np.float32("nan"), np.float64("inf")]
+)
+def test_sm_scale_rejects_non_finite(value):
+    with pytest.raises(ValueError, match="^sm_scale: expected a finite float"):
+        validate.check_sm_scale(value)
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(True), "0.1", None, jnp.float32(0.1), np.array(0.1), 1j])
+def test_sm_scale_rejects_non_numbers(value):
+    with pytest.raises(TypeError, match="^sm_scale: expected a Python float"):
+        validate.check_sm_scale(value)
+
+
+@pytest.mark.parametrize(
+    "value, want",
+    [
+        (0.1, 0.1),
+        (2, 2.0),
+        (np.float32(0.5), 0.5),
+        (np.float64(0.1), 0.1),
+        (np.int32(3), 3.0),
+        (float(np.finfo(np.float32).max), float(np.finfo(np.float32).max)),
+        (-0.0, -0.0),
+        (1e-45, 1e-45),
+    ],
+)
+def test_sm_scale_accepts_numbers(value, want):
+    got = validate.check_sm_scale(value)
+    assert type(got) is float and got == want
+
+
+# --- bool options ---
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_check_bool_accepts_bools(value):
+    got = validate.check_bool(value, "interpret")
+    assert type(got) is bool and got == bool(value)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0, None, 1.0, jnp.array(True), np.array([True])])
+def test_check_bool_rejects_truthy_objects(value):
+    with pytest.raises(TypeError, match="^interpret: expected a bool"):
+        validate.check_bool(value, "interpret")
