@@ -1,8 +1,367 @@
-"""Thin entry point: ``python benchmarks/bench.py [args]`` == ``jax-glm-nope bench [args]``."""
+"""Sparse MLA over 528-byte FP8 rows: the package's implementations against FlashMLA
+and plain JAX, timed on the device, every result checked against float64.
 
+    python benchmarks/bench.py --out results                       # the full matrix
+    python benchmarks/bench.py --cases decode:128:64:2048 --sweep  # Pallas schedules
+    python benchmarks/bench.py --implementation reference pallas --interpret \\
+        --cases decode:1:8:64 --pool-slots 4096 --rotations 2 --rounds 1 --json   # CPU smoke
+
+Method: docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import os
 import sys
+import time
 
-from jax_glm_nope.bench import main
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # torch (FlashMLA) shares the GPU
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jax_glm_nope  # noqa: E402
+from benchmarks import compat, report, timing  # noqa: E402
+from benchmarks.cases import (  # noqa: E402
+    DEFAULT_POOL_SLOTS,
+    SM_SCALE,
+    Case,
+    CaseError,
+    Inputs,
+    check_pool_slots,
+    default_cases,
+    make_inputs,
+    make_pool,
+    parse_cases,
+)
+from benchmarks.peers import FlashMLA, plain_jax, plain_jax_unsupported  # noqa: E402
+from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noqa: E402
+
+IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "reference")  # the package's, by name
+PEERS = ("flashmla", "plain_jax")
+DEFAULT_IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "flashmla", "plain_jax")
+INTERPRET_POOL_SLOTS = 4096
+ACCURACY_TOKENS = 64  # tokens per case checked against float64 (all when T is smaller)
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """One thing to time on a case: an implementation, with a Pallas schedule in sweeps."""
+
+    implementation: str
+    schedule: Schedule | None = None
+    sweep: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.implementation} sweep" if self.sweep else self.implementation
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def _cases(text: str) -> list[Case]:
+    try:
+        return parse_cases(text)
+    except CaseError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _pool_slots(text: str) -> int:
+    try:
+        return check_pool_slots(_positive_int(text))
+    except CaseError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="benchmarks/bench.py",
+        description=__doc__.splitlines()[0] + " " + __doc__.splitlines()[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Cases are mode:T:H:K[:holes] (mode decode or prefill; holes: GLM candidate rows).",
+    )
+    p.add_argument(
+        "--implementation",
+        nargs="+",
+        choices=IMPLEMENTATIONS + PEERS,
+        default=list(DEFAULT_IMPLEMENTATIONS),
+        metavar="NAME",
+        help=f"any of {', '.join(IMPLEMENTATIONS + PEERS)} (default: {' '.join(DEFAULT_IMPLEMENTATIONS)}); "
+        "one that cannot run here is reported with the reason",
+    )
+    p.add_argument("--cases", type=_cases, default=None, help="comma list of cases (default: full matrix)")
+    p.add_argument("--quick", action="store_true", help="a small matrix: b in {1, 128}, H in {8, 64}")
+    p.add_argument("--sweep", action="store_true", help="also time Pallas schedules around the chosen one")
+    p.add_argument("--out", default=None, help="folder for bench.json and bench.png")
+    p.add_argument("--json", action="store_true", help="print the JSON result on stdout (table on stderr)")
+    p.add_argument("--interpret", action="store_true", help="Pallas in the interpreter (CPU smoke runs)")
+    p.add_argument("--rounds", type=_positive_int, default=5, help="timed rounds per result (median)")
+    p.add_argument(
+        "--min-round-ms", type=_positive_float, default=timing.MIN_ROUND_S * 1e3, help="shortest round"
+    )
+    p.add_argument(
+        "--rotations", type=_positive_int, default=None, help="index sets per case (default 4x L2)"
+    )
+    p.add_argument(
+        "--pool-slots",
+        type=_pool_slots,
+        default=None,
+        help=f"rows in the pool (default {DEFAULT_POOL_SLOTS}, {INTERPRET_POOL_SLOTS} with --interpret)",
+    )
+    p.add_argument("--wide-range", action="store_true", help="rows scaled by e^+-4 (SPEC 3 wide-range data)")
+    p.add_argument("--accuracy-tokens", type=_positive_int, default=ACCURACY_TOKENS)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-limit", type=_positive_float, default=None, help="start no case after this many s")
+    return p
+
+
+# ----------------------------------------------------------------------------- one case
+
+
+def package_fn(name: str, interpret: bool, schedule, q, pool, indices, topk_lens):
+    options = {}
+    if name == "pallas" and interpret:
+        options["interpret"] = True
+    if schedule is not None:
+        options["schedule"] = schedule
+    return jax_glm_nope.sparse_mla(q, pool, indices, SM_SCALE, topk_lens, implementation=name, **options)
+
+
+def sweep_schedules(case: Case) -> list[Schedule]:
+    """``choose_schedule``'s pick's neighbours, one knob at a time (``--sweep``)."""
+    base = choose_schedule(case.tokens, case.heads, case.candidates)
+    found = [
+        dataclasses.replace(base, candidates_major=m, num_warps=w, prefetch=False)
+        for m in (False, True)
+        for w in (4, 8)
+    ]
+    for factor in (0.5, 1, 2):
+        splits = max(1, int(base.num_splits * factor))
+        found += [dataclasses.replace(base, num_splits=splits, prefetch=p) for p in (False, True)]
+    if case.heads > 16:
+        found += [dataclasses.replace(base, block_h=32, block_k=32), dataclasses.replace(base, block_h=32)]
+    if case.heads > 32:
+        found.append(dataclasses.replace(base, block_h=64, prefetch=False))
+    return [s for s in dict.fromkeys(found) if s != base and not (s.prefetch and s.candidates_major)]
+
+
+class Reference:
+    """float64 SPEC 3 on the dequantized rows, for a sample of index set 0's tokens."""
+
+    def __init__(self, case: Case, pool, inputs: Inputs, max_tokens: int):
+        self.tokens = np.unique(np.linspace(0, case.tokens - 1, min(case.tokens, max_tokens)).astype(int))
+        indices, lens = inputs.index_set(0)
+        indices = np.asarray(indices)[self.tokens]
+        lens = None if lens is None else np.asarray(lens)[self.tokens]
+        valid = (indices >= 0) & (indices < pool.shape[0])
+        slots = np.unique(indices[valid])  # the reference reads only these rows
+        local = np.where(valid, np.searchsorted(slots, np.where(valid, indices, 0)), -1).astype(np.int32)
+        rows = np.asarray(pool[slots])
+        q = np.asarray(inputs.q.astype(np.float32))[self.tokens]
+        self.out, self.lse = compat.reference_f64(q, rows, local, lens, SM_SCALE)
+
+    def check(self, out, lse) -> dict:
+        out = np.asarray(out, np.float32)[self.tokens]
+        lse = np.asarray(lse, np.float32)[self.tokens]
+        out_err, lse_err = compat.spec3_errors(out, lse, self.out, self.lse)
+        out_err, lse_err = float(np.max(out_err)), float(np.max(lse_err))
+        return {
+            "out_err": out_err,
+            "lse_err": lse_err,
+            "accurate": bool(out_err <= compat.OUT_RTOL and lse_err <= compat.LSE_TOL),
+            "accuracy_tokens": len(self.tokens),
+            "nonfinite": int((~np.isfinite(out)).sum() + np.isnan(lse).sum()),
+        }
+
+
+def _failure(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0][:300] if text else ''}"
+
+
+def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: Reference, args) -> dict:
+    """One result row: status, time, bandwidth, FLOP rate and accuracy."""
+    row = {"implementation": variant.label, "status": "ok", "reason": None, "schedule": None}
+    idx0, lens0 = inputs.index_set(0)
+    name = variant.implementation
+    options = timing.TimingOptions(rounds=args.rounds, min_round_s=args.min_round_ms / 1e3)
+    if name == "pallas":
+        schedule = variant.schedule or choose_schedule(case.tokens, case.heads, case.candidates)
+        row["schedule"] = dataclasses.asdict(schedule)
+    try:
+        if name == "flashmla":
+            peer = FlashMLA()
+            reason = peer.unavailable_reason()
+            if reason is None and (reason := peer.unsupported(case)) is not None:
+                return row | {"status": "unsupported", "reason": reason}
+            if reason is not None:
+                return row | {"status": "unavailable", "reason": reason}
+            call = peer.prepare(case, pool, inputs, SM_SCALE)
+            got = peer.outputs(case, call)
+            measured = peer.time(call, inputs.rotations, options)
+        else:
+            if name == "plain_jax":
+                if (reason := plain_jax_unsupported(case)) is not None:
+                    return row | {"status": "unsupported", "reason": reason}
+                fn = functools.partial(plain_jax, sm_scale=SM_SCALE)
+            else:
+                fn = functools.partial(package_fn, name, args.interpret, variant.schedule)
+                try:  # validation and availability are decided at trace time
+                    jax.eval_shape(fn, inputs.q, pool, idx0, lens0)
+                except ValueError as err:
+                    return row | {"status": "unavailable", "reason": str(err)}
+            got = jax.jit(fn)(inputs.q, pool, idx0, lens0)
+            measured = timing.time_jax(fn, inputs.q, pool, inputs.indices, inputs.topk_lens, options)
+    except Exception as err:  # noqa: BLE001 - a kernel that fails to compile or run is a result
+        return row | {"status": "failed", "reason": _failure(err)}
+    seconds = measured.us * 1e-6
+    row |= measured.as_dict()
+    row["tb_s"] = case.io_bytes(inputs.active_per_token) / seconds / 1e12
+    row["tflop_s"] = case.flops(inputs.active_per_token) / seconds / 1e12
+    return row | reference.check(*got)
+
+
+def run_case(case: Case, pool, variants: list[Variant], args, progress) -> list[dict]:
+    inputs = make_inputs(case, pool.shape[0], rotations=args.rotations, seed=args.seed)
+    reference = Reference(case, pool, inputs, args.accuracy_tokens)
+    facts = {
+        "case": case.spec,
+        "label": case.label,
+        "mode": case.mode,
+        "tokens": case.tokens,
+        "heads": case.heads,
+        "candidates": case.candidates,
+        "holes": case.holes,
+        "active_per_token": inputs.active_per_token,
+        "rotations": inputs.rotations,
+        "io_bytes": case.io_bytes(inputs.active_per_token),
+        "flops": case.flops(inputs.active_per_token),
+    }
+    rows = []
+    for variant in variants:
+        schedules = [None]
+        if variant.sweep:
+            schedules = sweep_schedules(case)
+        for schedule in schedules:
+            one = dataclasses.replace(variant, schedule=schedule) if variant.sweep else variant
+            row = facts | run_variant(one, case, pool, inputs, reference, args)
+            progress(
+                f"{case.label} {row['implementation']}: "
+                + (f"{row['us']:.1f} us" if row["status"] == "ok" else f"{row['status']} ({row['reason']})")
+            )
+            rows.append(row)
+    ok = [r for r in rows if r["status"] == "ok"]
+    peers = {r["implementation"]: r["us"] for r in ok if r["implementation"] in PEERS}
+    for row in rows:
+        if row["status"] == "ok":
+            row["vs"] = {p: us / row["us"] for p, us in peers.items() if p != row["implementation"]}
+    return rows
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    if jax.default_backend() != "gpu" and not args.interpret:
+        say(
+            f"benchmarks/bench.py: timings need a CUDA GPU, and JAX's backend is {jax.default_backend()!r}; "
+            "pass --interpret for a CPU smoke run (its numbers mean nothing)"
+        )
+        return 2
+    cases = args.cases or default_cases(args.quick)
+    num_slots = args.pool_slots or (INTERPRET_POOL_SLOTS if args.interpret else DEFAULT_POOL_SLOTS)
+    names = list(dict.fromkeys(args.implementation))
+    variants = [Variant(n) for n in names]
+    if args.sweep:
+        if "pallas" not in names:
+            say("benchmarks/bench.py: --sweep times Pallas schedules; add pallas to --implementation")
+            return 2
+        variants.insert(names.index("pallas") + 1, Variant("pallas", sweep=True))
+    result = {
+        "command": " ".join([os.path.relpath(sys.argv[0])] + (sys.argv[1:] if argv is None else argv)),
+        "environment": report.environment(),
+        "settings": {
+            "implementations": names,
+            "sweep": args.sweep,
+            "interpret": args.interpret,
+            "pool_slots": num_slots,
+            "pool_bytes": num_slots * jax_glm_nope.COMPACT.bytes_per_token,
+            "wide_range": args.wide_range,
+            "sm_scale": SM_SCALE,
+            "rounds": args.rounds,
+            "min_round_ms": args.min_round_ms,
+            "seed": args.seed,
+        },
+        "accuracy_bound": {"out_rel_l2": compat.OUT_RTOL, "lse_abs_over_max_1_ref": compat.LSE_TOL},
+        "method": timing.__doc__,
+        "results": [],
+        "skipped": [],
+    }
+    if args.interpret:
+        result["settings"]["note"] = "Pallas interpreter on the host: the times are not device times"
+    json_path = None
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        json_path = os.path.join(args.out, "bench.json")
+    say(f"pool: {num_slots} rows ({result['settings']['pool_bytes'] / 2**30:.2f} GiB) on {jax.devices()[0]}")
+    pool = jax.block_until_ready(make_pool(num_slots, wide_range=args.wide_range, seed=args.seed))
+    started = time.perf_counter()
+    for case in cases:
+        if args.time_limit is not None and time.perf_counter() - started > args.time_limit:
+            result["skipped"].append(case.spec)
+            continue
+        result["results"] += run_case(case, pool, variants, args, say)
+        if json_path:
+            report.write_json(result, json_path)
+    if result["skipped"]:
+        say(f"--time-limit: {len(result['skipped'])} cases not started: {','.join(result['skipped'])}")
+    peers = [n for n in names if n in PEERS]
+    text = report.table(result["results"], peers)
+    if args.json:
+        print(report.dumps(result))
+        say(text)
+    else:
+        print(text)
+    if args.out:
+        try:
+            title = f"sparse MLA over 528-byte FP8 rows, {result['environment']['device']}"
+            report.plot(result["results"], os.path.join(args.out, "bench.png"), title)
+        except ImportError as err:
+            say(f"no plot: {err}")
+    bad = [
+        r for r in result["results"] if r["status"] == "failed" or (r["status"] == "ok" and not r["accurate"])
+    ]
+    return 1 if bad else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,96 @@
+"""Device time per call, measured the same way for every implementation.
+
+JAX (``time_jax``): one jitted ``lax.fori_loop`` makes ``n x R`` calls, call ``i``
+reading index set ``i % R`` (``cases.Inputs``); q, the pool and the index sets are
+arguments of the jitted function, never closure constants, and each call's output is
+the loop carry, so XLA can neither hoist nor drop a call. Per call the loop also
+selects its index set (a dynamic slice of ``[R, T, K]`` int32, fused into the
+implementation's own index preparation where it has one). After a warm-up, ``n`` is
+raised until one loop (a round) lasts ``min_round_s`` (20 ms: a 20 us call is not
+timed over 1 ms of work, where launch latency and clock ramp-up dominate); the result
+is the median over rounds of round time / calls, host dispatch of the one executable
+per round included (tens of microseconds in 20 ms).
+
+torch (``time_torch``): the R calls are captured in a CUDA graph and replayed by
+``triton.testing.do_bench_cudagraph`` (a graph of ``min_round_s`` of calls, median of
+its ten replays; ``rounds`` does not apply), so a torch kernel is never a Python
+launch timed against a device loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import statistics
+import time
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+MIN_ROUND_S = 0.02
+MAX_CALLS = 1 << 16  # per round, whatever the calibration says
+
+
+@dataclasses.dataclass(frozen=True)
+class TimingOptions:
+    rounds: int = 5
+    min_round_s: float = MIN_ROUND_S
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    us: float  # median device time per call
+    rounds_us: tuple[float, ...]  # per-call time of every round
+    calls_per_round: int | None  # None: do_bench_cudagraph's own choice
+
+    def as_dict(self) -> dict:
+        return {"us": self.us, "rounds_us": list(self.rounds_us), "calls_per_round": self.calls_per_round}
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _loop(fn: Callable, num_calls: int, q, pool, indices, topk_lens):
+    rotations = indices.shape[0]
+
+    def call(i):
+        r = i % rotations
+        idx = jax.lax.dynamic_index_in_dim(indices, r, keepdims=False)
+        lens = None if topk_lens is None else jax.lax.dynamic_index_in_dim(topk_lens, r, keepdims=False)
+        return fn(q, pool, idx, lens)
+
+    init = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(call, 0))
+    return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init)
+
+
+def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions) -> Timing:
+    """``fn(q, pool, indices [T, K], topk_lens [T] | None) -> (out, lse)``, hashable
+    (a module-level function or a ``functools.partial`` of one), traced under jit."""
+    rotations = int(indices.shape[0])
+
+    def run(num_calls: int) -> float:
+        start = time.perf_counter()
+        jax.block_until_ready(_loop(fn, num_calls, q, pool, indices, topk_lens))
+        return time.perf_counter() - start
+
+    run(rotations)  # compile and warm up
+    one_pass = run(rotations)
+    passes = max(1, math.ceil(options.min_round_s / max(one_pass, 1e-9)))
+    num_calls = min(MAX_CALLS, passes * rotations)
+    if num_calls != rotations:
+        run(num_calls)  # compile and warm up the timed loop
+    rounds = tuple(run(num_calls) / num_calls * 1e6 for _ in range(options.rounds))
+    return Timing(statistics.median(rounds), rounds, num_calls)
+
+
+def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Timing:
+    """The calls (one per index set) replayed in a CUDA graph; time per call."""
+    from triton.testing import do_bench_cudagraph
+
+    def all_sets():
+        for call in calls:
+            call()
+
+    replays = do_bench_cudagraph(all_sets, rep=options.min_round_s * 1e3, return_mode="all")
+    rounds = tuple(ms * 1e3 / len(calls) for ms in replays)
+    return Timing(statistics.median(rounds), rounds, None)
