@@ -65,9 +65,11 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     safe_scales = jnp.where(jnp.isfinite(scales), scales, 0.0)
     partial = jnp.einsum("chtd,cktd->chkt", q_unit, safe_codes, precision=hi)  # |.| <= 128 * 448
     terms = jnp.clip(partial * safe_scales[:, None], -FLOAT32_MAX, FLOAT32_MAX)
-    # A sum of finite terms overflows to +-inf but is never NaN; so is its product with a
+    # A running sum of finite terms overflows to +-inf but is never NaN; so is its product with a
     # non-zero factor (sm_scale = 0 makes every score 0).
-    raw = jnp.sum(terms, axis=-1)
+    raw = terms[..., 0]
+    for tile in range(1, NUM_TILES):  # in order: a tree sum could meet inf + -inf
+        raw = raw + terms[..., tile]
     factor = jnp.float32(q_above * jnp.float32(sm_scale))[..., None]
     scores = jnp.where(factor == 0, 0.0, raw * factor)
     scores = jnp.maximum(scores, -FLOAT32_MAX)  # +inf stays: the true score overflows float32

@@ -37,6 +37,7 @@ from .schedule import Schedule
 LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
 MMA_DTYPE = jnp.float16  # operands of both matrix products (see _row_codes)
+FLOAT32_MAX = float(jnp.finfo(jnp.float32).max)
 
 
 def _gather(pool_ref, rows, active, start: int, width: int):
@@ -111,24 +112,37 @@ def _unit_queries(q_ref, token, heads):
     peak = jnp.max(jnp.abs(parts[0]), axis=1)
     for part in parts[1:]:
         peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
+    finite = peak <= FLOAT32_MAX  # False for inf and NaN (a max may drop NaN: the MMA keeps it)
     peak = jnp.where(peak > 0, peak, 1.0)  # zero (or padding) heads: any scale works
-    above, inverse = _power_of_two_above(peak)
-    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above
+    above, inverse = _power_of_two_above(jnp.where(finite, peak, 1.0))
+    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above, ~finite
 
 
 def _normalised_weights(probs, scales, axis: int):
-    """``probs * scales`` as fp16 in [0, 1] per head, and the per-head factor taken out.
+    """``probs * scales`` as fp16 in [-1, 1] per head, and the per-head power of two taken out.
 
     ``axis`` is the candidate axis of ``probs``. The value side multiplies these weights
-    by the fp16 codes; dividing by the head's largest weight in the tile keeps fp16's
-    11-bit precision for the terms that matter (terms under 2^-24 of the largest
-    underflow, contributing less than that).
+    by the fp16 codes; dividing by the power of two above the head's largest ``|weight|``
+    keeps fp16's 11-bit precision for the terms that matter. The factor comes from the
+    exponent bits, never from ``1 / peak``: a block far below the running maximum has
+    subnormal weights, which the GPU flushes to zero (``1 / peak`` would then be inf and
+    ``0 * inf`` NaN); here such a block simply contributes zero.
     """
     weights = probs * (scales[None, :] if axis == 1 else scales[:, None])
-    peak = jnp.max(weights, axis=axis)
-    inverse = jnp.where(peak > 0, 1.0 / jnp.where(peak > 0, peak, 1.0), 0.0)
+    above, inverse = _power_of_two_scale(jnp.max(jnp.abs(weights), axis=axis))
     inverse = inverse[:, None] if axis == 1 else inverse[None, :]
-    return (weights * inverse).astype(MMA_DTYPE), peak
+    return (weights * inverse).astype(MMA_DTYPE), above
+
+
+def _power_of_two_scale(peak):
+    """``(2^f, 2^-f)`` with ``|x| <= peak`` mapped into ``[-1, 1)`` by ``x * 2^-f``, from the
+    exponent bits, ``f`` clamped to ``[-126, 126]`` so both are normal floats (a zero or
+    subnormal peak gives ``f = -126``). The same rule as the reference implementation."""
+    exponent = (lax.bitcast_convert_type(peak, jnp.int32) >> 23) & 0xFF
+    f = jnp.minimum(jnp.maximum(exponent - 126, -126), 126)
+    above = lax.bitcast_convert_type((f + 127) << 23, jnp.float32)
+    inverse = lax.bitcast_convert_type((127 - f) << 23, jnp.float32)
+    return above, inverse
 
 
 def _kernel(
@@ -165,7 +179,7 @@ def _kernel(
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries, query_peak = _unit_queries(q_ref, token, heads)
+    queries, query_peak, bad_query = _unit_queries(q_ref, token, heads)
     # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
     # queries' normalisation into one per-head factor.
     head_factor = query_peak * (sm_scale * LOG2E)
@@ -187,37 +201,54 @@ def _kernel(
         return active, tuple(scales), tuple(codes)
 
     def attend(carry, fetched):
-        row_max, row_sum, acc = carry
+        row_max, row_sum, acc, bad = carry
         active, scales, raw_codes = fetched
         codes = [_exact_fp16(raw) for raw in raw_codes]
         scores = None
+        flagged = None
         for c in range(NUM_TILES):
             # One 128-wide partial score per scale tile, scaled once per candidate.
             if major:
                 partial = _dot(codes[c], queries[c], trans_b=True)
             else:
                 partial = _dot(queries[c], codes[c], trans_b=True)
-            partial = partial * per_cand(scales[c])
-            scores = partial if scores is None else scores + partial
-        scores = jnp.where(per_cand(active), scores * per_head(head_factor), -jnp.inf)
+            term = partial * per_cand(scales[c])
+            # Finite input gives a finite partial, so NaN here means a NaN code or scale;
+            # an infinite scale is caught by its own test.
+            nonfinite = (term != term) | per_cand(jnp.abs(scales[c]) > FLOAT32_MAX)
+            flagged = nonfinite if flagged is None else flagged | nonfinite
+            term = jnp.minimum(jnp.maximum(term, -FLOAT32_MAX), FLOAT32_MAX)
+            scores = term if scores is None else scores + term  # may reach +-inf, never NaN
+        # sm_scale = 0 makes every score 0 (inf * 0 would be NaN); +inf stays, as the max.
+        scores = jnp.where(per_head(head_factor) == 0, 0.0, scores * per_head(head_factor))
+        scores = jnp.maximum(scores, -FLOAT32_MAX)
+        scores = jnp.where(per_cand(active), scores, -jnp.inf)
+        hit = jnp.where(flagged & per_cand(active), 1.0, 0.0)
+        bad = jnp.maximum(bad, jnp.max(hit, axis=cand_axis))
         new_max = jnp.maximum(row_max, jnp.max(scores, axis=cand_axis))
         # A head with nothing active yet keeps max -inf; subtract 0 so exp2 gives 0, not NaN.
         safe_max = jnp.where(new_max == -jnp.inf, 0.0, new_max)
-        correction = jnp.exp2(row_max - safe_max)
-        probs = jnp.exp2(scores - per_head(safe_max))
-        row_sum = row_sum * correction + jnp.sum(probs, axis=cand_axis)
+        # Equal maxima (inf == inf included) need no correction and give weight 1.
+        correction = jnp.where(row_max == new_max, 1.0, jnp.exp2(row_max - safe_max))
+        top = per_cand(active) & (scores == per_head(new_max))
+        probs = jnp.where(top, 1.0, jnp.exp2(scores - per_head(safe_max)))
+        new_sum = row_sum * correction + jnp.sum(probs, axis=cand_axis)
+        # acc holds the running weighted mean, so it never exceeds the largest |value|:
+        # new_sum >= 1 once anything is active (the maximum's weight is 1).
+        inv_sum = jnp.where(new_sum > 0, 1.0 / jnp.where(new_sum > 0, new_sum, 1.0), 0.0)
+        keep = row_sum * correction * inv_sum
         new_acc = []
         for c in range(NUM_TILES):
             # The value-side scale is folded into the probabilities, not into 64K values.
-            weights, peak = _normalised_weights(probs, scales[c], cand_axis)
+            weights, above = _normalised_weights(probs, scales[c], cand_axis)
             if major:  # out^T [128, block_h] += codes^T . weights
                 update = lax.dot_general(
                     codes[c], weights, (((0,), (0,)), ((), ())), preferred_element_type=jnp.float32
                 )
             else:
                 update = _dot(weights, codes[c])
-            new_acc.append(acc[c] * per_head(correction) + update * per_head(peak))
-        return new_max, row_sum, tuple(new_acc)
+            new_acc.append(acc[c] * per_head(keep) + update * per_head(above * inv_sum))
+        return new_max, new_sum, tuple(new_acc), bad
 
     def step(i, carry):
         return attend(carry, fetch(i, candidate_slots(i)))
@@ -236,20 +267,23 @@ def _kernel(
         jnp.full((block_h,), -jnp.inf, jnp.float32),
         jnp.zeros((block_h,), jnp.float32),
         tuple(jnp.zeros(acc_shape, jnp.float32) for _ in range(NUM_TILES)),
+        jnp.where(bad_query, 1.0, 0.0),
     )
     if sched.prefetch:
         first = (init, fetch(0, candidate_slots(0)), candidate_slots(1))
-        (row_max, row_sum, acc), _, _ = lax.fori_loop(0, tiles_per_split, prefetching_step, first)
+        (row_max, row_sum, acc, bad), _, _ = lax.fori_loop(0, tiles_per_split, prefetching_step, first)
     else:
-        row_max, row_sum, acc = lax.fori_loop(0, tiles_per_split, step, init)
-    nonempty = row_sum > 0
-    inv_sum = jnp.where(nonempty, 1.0 / jnp.where(nonempty, row_sum, 1.0), 0.0)
+        row_max, row_sum, acc, bad = lax.fori_loop(0, tiles_per_split, step, init)
+    # Non-finite referenced input marks the head NaN in out and lse, never the empty
+    # sentinel; an empty head (row_sum exactly 0) gets out = 0, lse = -inf.
+    bad = bad > 0
     for c in range(NUM_TILES):
-        value = acc[c] * per_head(inv_sum)
+        value = jnp.where(per_head(bad), jnp.nan, acc[c])
         value = (value.T if major else value).astype(out_ref.dtype)
         plgpu.store(out_ref.at[split, token, heads, pl.ds(c * TILE, TILE)], value)
+    nonempty = row_sum > 0
     lse = jnp.where(nonempty, row_max * LN2 + jnp.log(jnp.where(nonempty, row_sum, 1.0)), -jnp.inf)
-    plgpu.store(lse_ref.at[split, token, heads], lse)
+    plgpu.store(lse_ref.at[split, token, heads], jnp.where(bad, jnp.nan, lse))
 
 
 def _varying_axes(x) -> frozenset:

@@ -19,17 +19,21 @@ def merge_splits(out, lse):
     """Exact log-sum-exp merge of ``out [S, T, H, 512]`` f32 and ``lse [S, T, H]``.
 
     Each split's output is already normalised by its own sum, so the merged output is
-    the splits' outputs weighted by ``exp(lse_s - lse)``. Splits with no active
-    candidate carry ``lse = -inf`` and weigh 0; a token with none at all gets 0 / -inf.
+    the splits' outputs weighted by ``exp(lse_s - lse)``, normalised before they multiply
+    the outputs (no overflow). Splits with no active candidate carry ``lse = -inf`` and
+    weigh 0; a split at the maximum weighs 1 (``+inf`` included); a NaN split makes the
+    head NaN; a token with nothing active gets 0 / -inf.
     """
-    peak = jnp.max(lse, axis=0)
+    peak = jnp.max(lse, axis=0)  # XLA's max keeps NaN
+    empty = peak == -jnp.inf
     safe_peak = jnp.where(jnp.isfinite(peak), peak, 0.0)
-    weights = jnp.exp(lse - safe_peak[None])  # exp(-inf) = 0
+    weights = jnp.where(lse == peak[None], 1.0, jnp.exp(lse - safe_peak[None]))
+    weights = jnp.where(lse == -jnp.inf, 0.0, weights)
     total = jnp.sum(weights, axis=0)
-    merged = jnp.sum(weights[..., None] * out, axis=0)
-    nonempty = total > 0
-    merged = merged / jnp.where(nonempty, total, 1.0)[..., None]
-    merged_lse = jnp.where(nonempty, safe_peak + jnp.log(jnp.where(nonempty, total, 1.0)), -jnp.inf)
+    share = weights / jnp.where(total > 0, total, 1.0)[None]
+    merged = jnp.sum(share[..., None] * out, axis=0)
+    merged = jnp.where(empty[..., None], 0.0, merged)
+    merged_lse = jnp.where(empty, -jnp.inf, peak + jnp.log(jnp.where(total > 0, total, 1.0)))
     return merged.astype(jnp.bfloat16), merged_lse
 
 

@@ -1,0 +1,275 @@
+"""What tests, scripts and benchmarks share to judge an implementation: the float64
+reference on dequantized values, the one accuracy check with its two tolerances, and
+the case generators (tame and wide-range data, hostile indices, poisoned rows).
+
+numpy and ml_dtypes only; written from the contract (docs/semantics.md), not from the
+package's jnp code. Only the byte offsets come from :mod:`jax_glm_nope.layout`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import ml_dtypes
+import numpy as np
+
+from . import layout
+from .layout import HEAD_DIM, NUM_TILES, TILE
+
+OUT_RTOL = 5e-3  # per-token relative L2 error of out over [H, 512]
+LSE_TOL = 1e-2  # |lse - ref| <= LSE_TOL * max(1, |ref|)
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def quantize_f64(latent, fmt: layout.RowFormat = layout.COMPACT) -> np.ndarray:
+    """The row format's quantization in numpy/ml_dtypes (the bit-exact oracle)."""
+    x = np.asarray(latent, dtype=np.float32).reshape(-1, NUM_TILES, TILE)
+    amax = np.max(np.abs(x), axis=-1, keepdims=True)
+    scale = (amax / np.float32(layout.FP8_MAX)).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = np.where(scale == 0, 0.0, np.clip(x / np.where(scale == 0, 1, scale), -448.0, 448.0))
+    codes = scaled.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    rows = np.zeros((x.shape[0], fmt.bytes_per_token), np.uint8)
+    rows[:, :HEAD_DIM] = codes.reshape(-1, HEAD_DIM)
+    rows[:, layout.COMPACT.scales_offset : layout.COMPACT.scales_end] = (
+        scale[..., 0].astype("<f4").view(np.uint8).reshape(-1, 16)
+    )
+    return rows
+
+
+def dequantize_f64(rows) -> np.ndarray:
+    """``[N, row_bytes]`` uint8 -> ``[N, 512]`` float64 (exact: e4m3 x fp32 fits)."""
+    rows = np.ascontiguousarray(np.asarray(rows).reshape(-1, np.asarray(rows).shape[-1]))
+    fmt = layout.COMPACT
+    codes = rows[:, : HEAD_DIM].copy().view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    scales = rows[:, fmt.scales_offset : fmt.scales_end].copy().view("<f4").astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = codes.reshape(-1, NUM_TILES, TILE) * scales[:, :, None]
+    return values.reshape(-1, HEAD_DIM)
+
+
+def reference_f64(q, pool, indices, topk_lens, sm_scale, *, chunk: int = 16):
+    """Sparse MLA in float64 over the dequantized rows: ``(out [T,H,512], lse [T,H])``.
+
+    Empty tokens get 0 / -inf; a head whose query or any active row is non-finite gets
+    NaN in both (the contract), computed here by letting IEEE arithmetic propagate it.
+    """
+    q = np.asarray(q, np.float64)
+    pool = np.asarray(pool)
+    pool = pool.reshape(-1, pool.shape[-1])
+    indices = np.asarray(indices)
+    num_tokens, num_heads, _ = q.shape
+    num_slots, num_candidates = pool.shape[0], indices.shape[1]
+    lens = np.full(num_tokens, num_candidates) if topk_lens is None else np.clip(np.asarray(topk_lens), 0, None)
+    active = (np.arange(num_candidates)[None] < lens[:, None]) & (indices >= 0) & (indices < num_slots)
+    used = np.unique(indices[active])
+    values = np.zeros((num_slots, HEAD_DIM))
+    if used.size:
+        values[used] = dequantize_f64(pool[used])
+    out = np.zeros((num_tokens, num_heads, HEAD_DIM))
+    lse = np.full((num_tokens, num_heads), -np.inf)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for start in range(0, num_tokens, chunk):
+            sl = slice(start, start + chunk)
+            act = active[sl]
+            keys = values[np.where(act, indices[sl], 0)]  # [c, K, 512]
+            scores = sm_scale * np.matmul(q[sl], keys.transpose(0, 2, 1))  # BLAS, not einsum
+            scores = np.where(act[:, None, :], scores, -np.inf)
+            peak = np.max(scores, axis=-1, keepdims=True)
+            finite_peak = np.where(np.isfinite(peak), peak, 0.0)
+            weights = np.where(act[:, None, :], np.exp(scores - finite_peak), 0.0)
+            total = weights.sum(-1)
+            keys = np.where(act[..., None], keys, 0.0)
+            o = np.matmul(weights / np.where(total > 0, total, 1)[..., None], keys)
+            l_ = np.where(total > 0, finite_peak[..., 0] + np.log(np.where(total > 0, total, 1)), -np.inf)
+            bad = np.isnan(o).any(-1) | np.isnan(scores).any(-1) | ~np.isfinite(q[sl]).all(-1)
+            bad &= act.any(-1)[:, None]
+            out[sl] = np.where(bad[..., None], np.nan, o)
+            lse[sl] = np.where(bad, np.nan, l_)
+    return out, lse
+
+
+def spec3_errors(out, lse, ref_out, ref_lse):
+    """``(out_err [T], lse_err [T, H])``: per-token relative L2 error of ``out`` over its
+    finite heads, and ``|lse - ref| / max(1, |ref|)`` (0 where both are equal, inf
+    included; inf where exactly one is non-finite)."""
+    out = np.asarray(out, np.float64)
+    lse = np.asarray(lse, np.float64)
+    ref_out = np.asarray(ref_out, np.float64)
+    ref_lse = np.asarray(ref_lse, np.float64)
+    finite_head = ~np.isnan(ref_lse)
+    diff = np.where(finite_head[..., None], out - ref_out, 0.0)
+    den = np.where(finite_head[..., None], ref_out, 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        num = np.sqrt(np.sum(np.square(diff), axis=(1, 2)))
+        den = np.sqrt(np.sum(np.square(den), axis=(1, 2)))
+        out_err = np.where(den > 0, num / np.where(den > 0, den, 1), np.where(num > 0, np.inf, 0.0))
+        same = (lse == ref_lse) | (np.isnan(lse) & np.isnan(ref_lse))
+        # A true LSE beyond float32 must come back as +inf.
+        overflow = np.isfinite(ref_lse) & (ref_lse > FLOAT32_MAX) & (lse == np.inf)
+        lse_err = np.abs(lse - ref_lse) / np.maximum(1.0, np.abs(ref_lse))
+        lse_err = np.where(same | overflow, 0.0, np.where(np.isfinite(lse_err), lse_err, np.inf))
+    return out_err, lse_err
+
+
+def assert_spec3(out, lse, ref_out, ref_lse, *, label: str = "") -> tuple[float, float]:
+    """The accuracy contract: NaN exactly where the reference is NaN (per head), ``-inf``
+    with ``out == 0`` exactly where nothing is active, then both bounds. Returns the worst
+    ``(out_err, lse_err)``."""
+    out = np.asarray(out, np.float64)
+    lse = np.asarray(lse, np.float64)
+    ref_out, ref_lse = np.asarray(ref_out, np.float64), np.asarray(ref_lse, np.float64)
+    assert out.shape == ref_out.shape and lse.shape == ref_lse.shape, (out.shape, ref_out.shape)
+    where = f" ({label})" if label else ""
+    nan_ref = np.isnan(ref_lse)
+    np.testing.assert_array_equal(np.isnan(lse), nan_ref, err_msg=f"lse NaN positions{where}")
+    np.testing.assert_array_equal(np.isnan(out).any(-1), nan_ref, err_msg=f"out NaN heads{where}")
+    empty = np.isneginf(ref_lse)
+    np.testing.assert_array_equal(np.isneginf(lse), empty, err_msg=f"empty heads (lse = -inf){where}")
+    assert (out[empty] == 0).all(), f"an empty head's out is not 0{where}"
+    out_err, lse_err = spec3_errors(out, lse, ref_out, ref_lse)
+    worst_out, worst_lse = float(out_err.max(initial=0)), float(lse_err.max(initial=0))
+    assert worst_out <= OUT_RTOL, f"per-token relative L2 error {worst_out:.3e} > {OUT_RTOL}{where} (token {out_err.argmax()})"
+    assert worst_lse <= LSE_TOL, f"lse error {worst_lse:.3e} > {LSE_TOL}{where}"
+    return worst_out, worst_lse
+
+
+# ---------------------------------------------------------------------------- cases
+
+
+@dataclasses.dataclass
+class Case:
+    """One sparse-MLA call's inputs, as numpy arrays (q is bfloat16)."""
+
+    q: np.ndarray
+    pool: np.ndarray  # 2-D or 3-D, as a caller passes it
+    indices: np.ndarray
+    topk_lens: np.ndarray | None
+    sm_scale: float
+    label: str = ""
+
+    def reference(self):
+        return reference_f64(self.q.astype(np.float32), self.pool, self.indices, self.topk_lens, self.sm_scale)
+
+
+def hostile_indices(rng, num_tokens, num_candidates, num_slots):
+    """Slot ids with holes at the start, middle and end, out-of-range ids (INT32 limits
+    included), duplicates, rows of only holes, GLM-style runs of four -1 with a valid
+    tail, and one active candidate in the last block only."""
+    idx = rng.integers(1, num_slots, (num_tokens, num_candidates)).astype(np.int32)
+    for t in range(num_tokens):
+        kind = t % 7
+        if kind == 0 and num_candidates > 4:
+            idx[t, :4] = -1  # holes at the start
+        elif kind == 1:
+            idx[t, :] = -1  # only holes
+        elif kind == 2 and num_candidates > 8:
+            idx[t, num_candidates // 2 : num_candidates // 2 + 4] = -1  # missing pool group
+            idx[t, -3:] = [num_slots, np.iinfo(np.int32).max, num_slots + 3]  # out of range
+        elif kind == 3 and num_candidates > 2:
+            idx[t, 1] = idx[t, 0]  # duplicates count once per occurrence
+            idx[t, -1] = np.iinfo(np.int32).min
+        elif kind == 4 and num_candidates > 5:
+            idx[t, :-3] = -1  # tail-only row
+        elif kind == 5 and num_candidates > 1:
+            idx[t, :-1] = -1  # one active candidate, in the last block
+    return idx
+
+
+def glm_candidate_rows(rng, num_tokens, num_groups=512, tail=3, num_slots=1 << 20, missing=0.02):
+    """GLM kpool candidate rows ``[expanded groups | tail (0-3 tokens) | -1 ...]``: each of
+    ``num_groups`` selected pools of 4 tokens expands to 4 slots, missing groups are runs
+    of four -1, then ``tail`` tail tokens; ``4 * num_groups + tail`` columns."""
+    width = 4 * num_groups + tail
+    rows = np.full((num_tokens, width), -1, np.int32)
+    for t in range(num_tokens):
+        pools = rng.choice(num_slots // 4, num_groups, replace=False)
+        slots = (pools[:, None] * 4 + np.arange(4)).ravel()
+        slots[np.repeat(rng.random(num_groups) < missing, 4)] = -1
+        rows[t, : 4 * num_groups] = slots
+        rows[t, 4 * num_groups :] = rng.integers(0, num_slots, tail)
+    return rows
+
+
+def poison_row(fmt) -> np.ndarray:
+    """A row whose codes are e4m3fn NaN and whose scales are Inf/NaN."""
+    row = np.zeros(fmt.bytes_per_token, np.uint8)
+    row[:HEAD_DIM] = 0x7F
+    row[layout.COMPACT.scales_offset : layout.COMPACT.scales_end] = np.array(
+        [np.inf, np.nan, -np.inf, np.nan], "<f4"
+    ).view(np.uint8)
+    return row
+
+
+def active_mask(indices, topk_lens, num_slots):
+    num_candidates = indices.shape[1]
+    lens = np.full(len(indices), num_candidates) if topk_lens is None else np.asarray(topk_lens)
+    return (np.arange(num_candidates)[None] < lens[:, None]) & (indices >= 0) & (indices < num_slots)
+
+
+def poison_inactive(pool2d, indices, topk_lens):
+    """Poison every row that no active candidate references, in place: slot 0, unreferenced
+    rows and rows referenced only by candidates past ``topk_lens``."""
+    keep = np.zeros(len(pool2d), bool)
+    keep[indices[active_mask(indices, topk_lens, len(pool2d))]] = True
+    pool2d[~keep] = poison_row(layout.row_format(pool2d.shape[1]))
+    return pool2d
+
+
+def _latents(rng, num_rows, wide: bool):
+    x = rng.standard_normal((num_rows, HEAD_DIM)).astype(np.float32)
+    if not wide:
+        return x
+    rows = np.exp(rng.normal(0.0, 1.5, (num_rows, 1, 1)))  # per-row magnitudes e^N(0, 1.5)
+    tiles = np.exp2(rng.uniform(-12, 12, (num_rows, NUM_TILES, 1)))  # tile ratios up to 2^24 ...
+    tiles[rng.random(num_rows) < 0.75] = 1.0  # ... in a quarter of the rows
+    return (x.reshape(num_rows, NUM_TILES, TILE) * rows * tiles).reshape(num_rows, HEAD_DIM).astype(np.float32)
+
+
+def make_case(
+    seed: int,
+    num_tokens: int,
+    num_heads: int,
+    num_candidates: int,
+    *,
+    num_slots: int = 512,
+    fmt: layout.RowFormat = layout.COMPACT,
+    page_size: int | None = None,
+    wide: bool = False,
+    with_lens: bool = False,
+    sm_scale: float | None = None,
+) -> Case:
+    """A hostile case. ``wide``: per-row magnitudes spread by e^N(0, 1.5) (e^+-4 and beyond),
+    tile-scale ratios up to 2^24 in a row, negative and zero scales, large-norm query
+    heads, attention-sink candidates and all-equal scores: score spreads of hundreds of
+    nats inside one token."""
+    rng = np.random.default_rng(seed)
+    indices = hostile_indices(rng, num_tokens, num_candidates, num_slots)
+    topk_lens = None
+    if with_lens:
+        topk_lens = rng.integers(-2, num_candidates + 3, num_tokens).astype(np.int32)
+    q = rng.standard_normal((num_tokens, num_heads, HEAD_DIM)).astype(np.float32)
+    pool = quantize_f64(_latents(rng, num_slots, wide), fmt)
+    if wide:
+        scales = pool[:, 512:528].copy().view("<f4")
+        flip = rng.random(scales.shape) < 0.1  # negative scales
+        scales[flip] *= -1
+        scales[rng.random(scales.shape) < 0.03] = 0.0  # zero tiles
+        pool[:, 512:528] = scales.view(np.uint8)
+        q[:, ::3] *= 8.0  # large-norm heads
+        for t in range(0, num_tokens, 5):  # attention sinks: a row aligned with head 0
+            slot = indices[t, 0]
+            if 0 <= slot < num_slots:
+                pool[slot] = quantize_f64(q[t, 0][None] * 0.05, fmt)[0]  # ~100 nats above
+        if num_tokens > 6:
+            q[6, :2] = 0.0  # all-equal scores
+    pool = poison_inactive(pool, indices, topk_lens)
+    if page_size is not None:
+        pages = -(-num_slots // page_size)
+        extra = np.broadcast_to(poison_row(fmt), (pages * page_size - num_slots, fmt.bytes_per_token))
+        pool = np.concatenate([pool, extra]).reshape(pages, page_size, fmt.bytes_per_token)
+    if sm_scale is None:
+        sm_scale = 1 / 16 if wide else float(rng.uniform(0.02, 0.1))
+    q16 = q.astype(ml_dtypes.bfloat16)
+    label = f"seed={seed} T={num_tokens} H={num_heads} K={num_candidates} {'wide' if wide else 'tame'}"
+    return Case(q16, pool, indices, topk_lens, sm_scale, label)

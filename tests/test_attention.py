@@ -1,0 +1,188 @@
+"""One attention suite through the public API, run for every implementation the
+machine has: the reference and the Pallas interpreter on the CPU; Pallas, ``cuda``
+(Hopper) and ``flashinfer`` (SM120) on the GPU, at real sizes. One case builder and one
+accuracy check (``jax_glm_nope.testing``)."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jax_glm_nope as jgn
+from jax_glm_nope import testing as jt
+
+CPU_CASES = [
+    dict(seed=1, T=9, H=8, K=130, wide=False),
+    dict(seed=2, T=13, H=16, K=200, wide=True, lens=True),
+    dict(seed=3, T=7, H=24, K=65, wide=True, rows=656, page=7),
+    dict(seed=4, T=8, H=1, K=1, wide=False),
+    dict(seed=5, T=6, H=3, K=2051 // 8, wide=True, lens=True, page=64),
+]
+# Real sizes, multi-step schedules, wide-range data (the GPU flushes subnormals).
+GPU_CASES = [
+    dict(seed=11, T=33, H=32, K=2176, wide=True, lens=True),
+    dict(seed=12, T=65, H=32, K=2176, wide=True),
+    dict(seed=13, T=128, H=64, K=2048, wide=True),
+    dict(seed=14, T=1000, H=16, K=512, wide=True, lens=True),
+    dict(seed=15, T=64, H=8, K=2176, wide=True, page=64),
+    dict(seed=16, T=128, H=128, K=2048, wide=True, rows=656),
+    dict(seed=17, T=4096, H=16, K=2176, wide=True, lens=True),
+    dict(seed=18, T=65, H=24, K=2051, wide=False, page=3),
+    dict(seed=19, T=128, H=8, K=2048, wide=False),
+    dict(seed=20, T=1, H=16, K=2048, wide=True),
+]
+
+
+@functools.lru_cache(maxsize=4)
+def build_case(spec_items) -> tuple[jt.Case, tuple]:
+    spec = dict(spec_items)
+    fmt = jgn.PADDED if spec.get("rows") == 656 else jgn.COMPACT
+    case = jt.make_case(
+        spec["seed"],
+        spec["T"],
+        spec["H"],
+        spec["K"],
+        num_slots=max(512, spec["T"] * 4),
+        fmt=fmt,
+        page_size=spec.get("page"),
+        wide=spec["wide"],
+        with_lens=spec.get("lens", False),
+    )
+    return case, case.reference()
+
+
+class AttentionSuite:
+    """The cases and checks every implementation passes. Subclasses name the
+    implementation, its options and the sizes."""
+
+    IMPLEMENTATION = "reference"
+    OPTIONS: dict = {}
+    CASES = CPU_CASES
+
+    def attend(self, q, pool, indices, sm_scale, topk_lens=None):
+        return jgn.sparse_mla(
+            q, pool, indices, sm_scale, topk_lens, implementation=self.IMPLEMENTATION, **self.OPTIONS
+        )
+
+    def run_case(self, case):
+        fn = jax.jit(self.attend, static_argnums=3)
+        lens = None if case.topk_lens is None else jnp.asarray(case.topk_lens)
+        out, lse = fn(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), case.sm_scale, lens)
+        return np.asarray(out.astype(jnp.float32)), np.asarray(lse)
+
+    def test_matches_float64_reference(self, case_spec):
+        case, ref = build_case(tuple(sorted(case_spec.items())))
+        out, lse = self.run_case(case)
+        jt.assert_spec3(out, lse, *ref, label=case.label)
+        again = self.run_case(case)
+        np.testing.assert_array_equal(again[0], out)  # same bits on every call
+        np.testing.assert_array_equal(again[1], lse)
+
+    def test_nonfinite_referenced_input_gives_nan_in_out_and_lse(self):
+        pool = np.array(jgn.quantize(jnp.ones((4, 512)) * jnp.arange(1, 5)[:, None]))
+        pool[1, 512:516] = np.asarray([np.nan], "<f4").view(np.uint8)  # NaN scale, slot 1
+        pool[2, 7] = 0x7F  # NaN code, slot 2
+        q = np.ones((4, 8, 512), np.float32)
+        q[3, 5, 9] = np.inf  # Inf query, token 3 head 5
+        idx = np.array([[0, 1], [0, 2], [0, 3], [0, 3]], np.int32)
+        out, lse = self.attend(jnp.asarray(q, jnp.bfloat16), jnp.asarray(pool), jnp.asarray(idx), 0.05)
+        out, lse = np.asarray(out.astype(jnp.float32)), np.asarray(lse)
+        assert np.isnan(lse[:2]).all() and np.isnan(out[:2]).all()
+        assert np.isfinite(lse[2]).all() and np.isfinite(out[2]).all()
+        assert np.isnan(lse[3, 5]) and np.isnan(out[3, 5]).all()
+        assert np.isfinite(np.delete(lse[3], 5)).all()
+
+    @pytest.mark.parametrize("sm_scale", [1e30, 3.0e38])
+    def test_overflowing_scores_are_never_nan(self, sm_scale):
+        pool = jgn.quantize(jax.random.normal(jax.random.key(0), (64, 512)) * 1e30)
+        q = jax.random.normal(jax.random.key(1), (3, 8, 512)).astype(jnp.bfloat16)
+        idx = jax.random.randint(jax.random.key(2), (3, 64), 0, 64)
+        out, lse = self.attend(q, pool, idx, sm_scale)
+        assert not np.isnan(np.asarray(out.astype(jnp.float32))).any()
+        assert not np.isnan(np.asarray(lse)).any()
+
+    def test_rows_near_float32_max_and_bf16_max_queries(self):
+        latent = jax.random.normal(jax.random.key(3), (64, 512))
+        pool = jgn.quantize(latent / jnp.max(jnp.abs(latent)) * 3.0e38)
+        q = jnp.full((2, 8, 512), jnp.finfo(jnp.bfloat16).max, jnp.bfloat16)
+        idx = jnp.arange(128, dtype=jnp.int32).reshape(2, 64) % 64
+        for queries in (q, jnp.ones_like(q)):
+            out, lse = self.attend(queries, pool, idx, 1 / 16)
+            assert not np.isnan(np.asarray(out.astype(jnp.float32))).any()
+            assert not np.isnan(np.asarray(lse)).any()
+
+    def test_negative_scales(self):
+        rows = np.array(jgn.quantize(jnp.ones((2, 512))))
+        scales = rows[:, 512:528].copy().view("<f4")
+        rows[0, 512:528] = (-scales[0]).view(np.uint8)  # every value of slot 0 is -1
+        q = jnp.ones((1, 8, 512), jnp.bfloat16)
+        out, _ = self.attend(q, jnp.asarray(rows), jnp.zeros((1, 1), jnp.int32), 0.05)
+        np.testing.assert_array_equal(np.asarray(out.astype(jnp.float32)), -1.0)
+
+    def test_zero_tokens(self):
+        pool = jgn.quantize(jnp.ones((4, 512)))
+        out, lse = self.attend(jnp.zeros((0, 8, 512), jnp.bfloat16), pool, jnp.zeros((0, 5), jnp.int32), 0.1)
+        assert out.shape == (0, 8, 512) and lse.shape == (0, 8)
+
+    def test_vmap_folds_the_batch(self):
+        case, _ = build_case(tuple(sorted(self.CASES[0].items())))
+        q, pool, idx = jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices)
+        pools = jnp.stack([pool, pool])
+        idx2 = jnp.stack([idx, jnp.roll(idx, 1, axis=1)])
+        out, lse = jax.vmap(lambda p, i: self.attend(q, p, i, case.sm_scale))(pools, idx2)
+        for b in range(2):
+            ref = jt.reference_f64(case.q.astype(np.float32), case.pool, np.asarray(idx2[b]), None, case.sm_scale)
+            jt.assert_spec3(np.asarray(out[b].astype(jnp.float32)), np.asarray(lse[b]), *ref)
+
+    def test_grad_raises_or_is_the_reference(self):
+        pool = jgn.quantize(jnp.ones((4, 512)))
+        idx = jnp.arange(4, dtype=jnp.int32)[None]
+
+        def loss(q):
+            return jnp.sum(self.attend(q, pool, idx, 0.05)[1])
+
+        q = jnp.ones((1, 8, 512), jnp.bfloat16)
+        if self.IMPLEMENTATION == "reference":
+            assert np.isfinite(np.asarray(jax.grad(loss)(q).astype(jnp.float32))).all()
+        else:
+            with pytest.raises(TypeError, match="not differentiable"):
+                jax.grad(loss)(q)
+
+
+class TestReference(AttentionSuite):
+    IMPLEMENTATION = "reference"
+
+
+class TestPallasInterpret(AttentionSuite):
+    IMPLEMENTATION = "pallas"
+    OPTIONS = {"interpret": True}
+
+
+@pytest.mark.gpu
+class TestPallasGPU(AttentionSuite):
+    IMPLEMENTATION = "pallas"
+    CASES = GPU_CASES
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
+class TestCudaGPU(AttentionSuite):
+    IMPLEMENTATION = "cuda"
+    CASES = [c for c in GPU_CASES if c["H"] <= 32]
+
+
+@pytest.mark.gpu
+@pytest.mark.sm120
+class TestFlashInferGPU(AttentionSuite):
+    IMPLEMENTATION = "flashinfer"
+    CASES = GPU_CASES
+
+
+@pytest.mark.gpu
+class TestAutoGPU(AttentionSuite):
+    IMPLEMENTATION = None
+    CASES = GPU_CASES[:3]
