@@ -1,0 +1,775 @@
+// Family S of our Hopper (sm_90a) sparse-MLA attention: 1 <= H <= 32 heads over
+// compact FP8 rows, bound by the gather of 528-byte rows. Plain pointers and a
+// params struct, so the FFI handler (sparse_mla.cu) and the standalone selftest
+// (selftest.cu) call the same launcher. Design, numerics and measurements:
+// docs/cuda_sm90.md.
+//
+// One CTA = one (token, split): warp 4 is the producer, warps 0-3 the consumers.
+//  - The producer reads 64 indices per block, zero-fills the shared-memory row of
+//    every inactive candidate (a hole, past topk_lens, out of range: never
+//    dereferenced) and gathers each active row with one 528-byte cp.async.bulk
+//    completing on the stage's mbarrier; NS stages.
+//  - Scores, candidates-major: consumer w computes S^T[16 candidates, H] for rows
+//    16w..16w+15 with mma.sync m16n8k16 fp16 (A = codes converted exactly from
+//    e4m3 in registers, B = q scaled by a power of two into fp16); one fresh fp32
+//    accumulator per 128-value tile, scaled by that tile's fp32 scale exactly.
+//  - Base-2 online softmax over the block (maxima and sums exchanged through
+//    shared memory, fixed order), probabilities kept in [0, 1].
+//  - Values: consumer w owns value tile w (dims 128w..128w+127) for all heads:
+//    O^T[128, H] += V^T[128, 64] . U^T[64, H], A = the same raw codes through
+//    ldmatrix.trans, U = p * s_w(candidate) / l, brought into fp16 range by a
+//    power of two per (tile, head) that tracks the largest weighted scale; O is a
+//    running weighted mean, so finite values never overflow it.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cstdint>
+
+#include "common/row_layout.h"
+
+namespace jax_glm_nope::sm90 {
+
+namespace L = layout;
+
+constexpr int kMaxHeads = 32;      // family S
+constexpr int kBlockRows = 64;     // candidates per pipeline stage
+constexpr int kConsumerWarps = 4;  // = value tiles: warp w owns tile w in the value MMA
+constexpr int kThreads = (kConsumerWarps + 1) * 32;
+constexpr int kRowBytes = L::kCompactRowBytes;  // bytes gathered per row and smem row stride
+// A 528-byte smem row stride puts the 8 rows an ldmatrix phase reads 16 bytes apart
+// in the bank space (528 / 4 = 132 = 4 mod 32 words): conflict-free without padding.
+static_assert((kRowBytes / 4) % 32 == 4, "row stride must step the banks by 16 bytes");
+// q in fp16, one padded row per head: 512 * 2 + 32 bytes, so the 8-byte B-fragment
+// loads (head g, dims 4q..4q+3) of a half warp hit 16 distinct 8-byte bank pairs.
+constexpr int kQRowBytes = L::kHeadDim * 2 + 32;
+constexpr int kPRowFloats = kBlockRows + 8;  // probabilities [head][candidate], padded
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// The operation on plain pointers. Candidate j of token t is active iff
+// j < clamp(topk_lens[t], 0, topk) and 0 <= indices[t, j] < num_slots.
+struct SparseMlaParams {
+  const __nv_bfloat16* q;    // [tokens, heads, 512]
+  const uint8_t* pool;       // [num_slots, row_bytes]
+  const int32_t* indices;    // [tokens, topk]
+  const int32_t* topk_lens;  // [tokens]; nullptr means topk for every token
+  __nv_bfloat16* out;        // [tokens, heads, 512]
+  float* lse;                // [tokens, heads], natural log
+  float* part_out;           // [tokens, num_splits, heads, 512] when num_splits > 1
+  float* part_lse;           // [tokens, num_splits, heads], log2 units, when num_splits > 1
+  int64_t num_slots = 0;
+  int64_t row_bytes = 0;  // 528 or 656: the pool's row stride
+  int tokens = 0;
+  int heads = 0;
+  int topk = 0;
+  int num_splits = 1;        // splits per token
+  int blocks_per_split = 1;  // 64-candidate blocks per split
+  float sm_scale = 1.0f;
+};
+
+// ---------------------------------------------------------------------------
+// The split rules (pure; mirrored in Python, see docs/cuda_sm90.md).
+
+__host__ __device__ constexpr int num_blocks(int topk) {
+  return (topk + kBlockRows - 1) / kBlockRows;
+}
+// The number of splits that `blocks_per_split` blocks per split gives.
+__host__ __device__ constexpr int splits_of(int topk, int blocks_per_split) {
+  return (num_blocks(topk) + blocks_per_split - 1) / blocks_per_split;
+}
+// Blocks per split for a split count (the inverse of splits_of for canonical counts).
+__host__ __device__ constexpr int blocks_per_split_of(int topk, int splits) {
+  return (num_blocks(topk) + splits - 1) / splits;
+}
+// A split count is canonical when it is exactly what its blocks-per-split gives.
+__host__ __device__ constexpr bool canonical_splits(int topk, int splits) {
+  return splits >= 1 && splits <= num_blocks(topk) &&
+         splits_of(topk, blocks_per_split_of(topk, splits)) == splits;
+}
+// Batch-invariant rule: depends on (heads, topk) only, so a token's bits do not
+// depend on the rest of the batch. Eight blocks (512 candidates) per split.
+constexpr int kInvariantBlocksPerSplit = 8;
+__host__ __device__ constexpr int invariant_num_splits(int heads, int topk) {
+  return (void)heads, splits_of(topk, kInvariantBlocksPerSplit);
+}
+// CTAs one SM holds: two up to 16 heads; above, the 512 x H fp32 value accumulator
+// (4H registers per consumer thread) needs more than half the register file.
+__host__ __device__ constexpr int ctas_per_sm(int heads) { return heads <= 16 ? 2 : 1; }
+// Batch-sized rule (faster, not batch invariant): one wave of resident CTAs, each
+// split taking ceil(blocks * tokens / (ctas_per_sm * SMs)) blocks.
+__host__ __device__ constexpr int batch_num_splits(int tokens, int heads, int topk,
+                                                   int sm_count) {
+  const int64_t blocks = num_blocks(topk);
+  const int64_t target = int64_t(ctas_per_sm(heads)) * (sm_count > 0 ? sm_count : 1);
+  int64_t per_split = (blocks * (tokens > 0 ? tokens : 1) + target - 1) / target;
+  per_split = per_split < 1 ? 1 : (per_split > blocks ? blocks : per_split);
+  return splits_of(topk, int(per_split));
+}
+// Scratch rows per token: none when the kernel writes out/lse itself.
+__host__ __device__ constexpr int scratch_splits(int splits) { return splits > 1 ? splits : 0; }
+
+// ---------------------------------------------------------------------------
+// PTX wrappers.
+
+namespace ptx {
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(
+                   smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile(
+      "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
+          smem_u32(bar)),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      " .reg .pred done;\n"
+      " WAIT_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+// One bulk copy global -> shared, completing `bytes` on the mbarrier's tx count.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_u32(dst)),
+      "l"(src), "r"(bytes), "r"(smem_u32(bar))
+      : "memory");
+}
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+// D += A . B, m16n8k16, fp16 inputs, fp32 accumulators.
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// Named barrier among the 128 consumer threads (the producer never joins it).
+__device__ __forceinline__ void consumer_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+}
+// 2^x for x <= 0 (probabilities and corrections); -inf gives +0.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+}  // namespace ptx
+
+// Two e4m3 codes (low byte -> low half) to two fp16 values, exactly (NaN codes stay NaN).
+__device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint32_t two_codes) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(
+      static_cast<__nv_fp8x2_storage_t>(two_codes & 0xffffu), __NV_E4M3);
+  return uint32_t(h.x) | (uint32_t(h.y) << 16);
+}
+__device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
+  const __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+__device__ __forceinline__ float clamp_finite(float x) {
+  return fminf(fmaxf(x, -FLT_MAX), FLT_MAX);  // also maps NaN to a number: flag it first
+}
+// 2^e for e in [-126, 127], built from the exponent bits (always a normal float).
+__device__ __forceinline__ float pow2(int e) { return __int_as_float((127 + e) << 23); }
+// The smallest F in [-126, 126] with x < 2^F for finite x >= 0 (126 for huge x).
+__device__ __forceinline__ int exponent_bound(float x) {
+  const int biased = (__float_as_int(x) >> 23) & 0xff;
+  const int f = biased - 126;
+  return f < -126 ? -126 : (f > 126 ? 126 : f);
+}
+
+// ---------------------------------------------------------------------------
+// Shared memory.
+
+template <int NT, int NS>
+struct Smem {
+  static constexpr int kHeadsPad = NT * 8;
+  static constexpr int kRows = 0;
+  static constexpr int kQ = kRows + NS * kBlockRows * kRowBytes;
+  static constexpr int kP = kQ + kHeadsPad * kQRowBytes;
+  static constexpr int kRedMax = kP + kHeadsPad * kPRowFloats * 4;
+  static constexpr int kRedSum = kRedMax + kConsumerWarps * kHeadsPad * 4;
+  static constexpr int kFlags = kRedSum + kConsumerWarps * kHeadsPad * 4;
+  static constexpr int kFactor = kFlags + NS * kBlockRows * 4;
+  static constexpr int kBad = kFactor + kHeadsPad * 4;
+  static constexpr int kBound = kBad + kHeadsPad * 4 + 16;
+  static constexpr int kBars = (kBound + 2 * kConsumerWarps * kHeadsPad * 4 + 15) / 16 * 16;
+  static constexpr int kBytes = kBars + 2 * NS * 8;
+};
+
+// Stages per head-tile count: the most that keep ctas_per_sm CTAs resident
+// (2 x ~113 KB, or 1 x ~180 KB).
+template <int NT>
+constexpr int stages_for() {
+  return NT == 1 ? 3 : (NT == 2 ? 2 : 4);
+}
+
+// ---------------------------------------------------------------------------
+// The attention kernel.
+
+template <int NT, int NS>
+__global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
+  using S = Smem<NT, NS>;
+  constexpr int HP = S::kHeadsPad;
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint8_t* rows_base = smem + S::kRows;
+  uint8_t* qhat = smem + S::kQ;
+  float* pbuf = reinterpret_cast<float*>(smem + S::kP);
+  float* red_max = reinterpret_cast<float*>(smem + S::kRedMax);
+  float* red_sum = reinterpret_cast<float*>(smem + S::kRedSum);
+  int* flags = reinterpret_cast<int*>(smem + S::kFlags);
+  float* qfactor = reinterpret_cast<float*>(smem + S::kFactor);
+  int* bad_head = reinterpret_cast<int*>(smem + S::kBad);
+  int* bad_all = bad_head + HP;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
+  uint64_t* empty = full + NS;
+
+  const int token = blockIdx.x / p.num_splits;
+  const int split = blockIdx.x % p.num_splits;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+
+  int len = p.topk_lens ? p.topk_lens[token] : p.topk;
+  len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
+  const int c_begin = split * p.blocks_per_split * kBlockRows;
+  const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
+  const int c_stop = min(c_end, len);  // candidates at or past c_stop are inactive
+  const int nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < NS; ++s) {
+      ptx::mbar_init(&full[s], 1);
+      ptx::mbar_init(&empty[s], kConsumerWarps);
+    }
+    *bad_all = 0;
+  }
+  __syncthreads();
+
+  if (warp == kConsumerWarps) {
+    // ---------------- producer ----------------
+    const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
+    auto load = [&](int b, int& i0, int& i1) {
+      const int j = c_begin + b * kBlockRows + lane;
+      i0 = j < c_stop ? __ldg(idx_row + j) : -1;
+      i1 = j + 32 < c_stop ? __ldg(idx_row + j + 32) : -1;
+    };
+    int next0 = -1, next1 = -1;
+    if (nblocks > 0) load(0, next0, next1);
+    for (int b = 0; b < nblocks; ++b) {
+      const int stage = b % NS;
+      const int i0 = next0, i1 = next1;
+      if (b + 1 < nblocks) load(b + 1, next0, next1);  // one block of index latency ahead
+      ptx::mbar_wait(&empty[stage], ((b / NS) & 1) ^ 1);
+      const bool a0 = i0 >= 0 && int64_t(i0) < p.num_slots;
+      const bool a1 = i1 >= 0 && int64_t(i1) < p.num_slots;
+      uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
+      // Inactive rows become zero rows: 0 * NaN in the value MMA cannot happen, and
+      // the slot an inactive index names is never read.
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+      if (!a0)
+        for (int v = 0; v < kRowBytes / 16; ++v)
+          reinterpret_cast<uint4*>(rows + lane * kRowBytes)[v] = zero;
+      if (!a1)
+        for (int v = 0; v < kRowBytes / 16; ++v)
+          reinterpret_cast<uint4*>(rows + (lane + 32) * kRowBytes)[v] = zero;
+      flags[stage * kBlockRows + lane] = a0;
+      flags[stage * kBlockRows + lane + 32] = a1;
+      const uint32_t n = __popc(__ballot_sync(~0u, a0)) + __popc(__ballot_sync(~0u, a1));
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
+      __syncwarp();
+      if (a0)
+        ptx::bulk_copy(rows + lane * kRowBytes, p.pool + int64_t(i0) * p.row_bytes, kRowBytes,
+                       &full[stage]);
+      if (a1)
+        ptx::bulk_copy(rows + (lane + 32) * kRowBytes, p.pool + int64_t(i1) * p.row_bytes,
+                       kRowBytes, &full[stage]);
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  const int w = warp;
+  const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
+  const int q4 = lane & 3;  // thread in group
+
+  // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
+  // the factor is a normal float); the factor goes back into the score factor.
+  for (int h = w; h < HP; h += kConsumerWarps) {
+    float v[16];
+    if (h < p.heads) {
+      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h) * L::kHeadDim;
+      const uint4 lo = *reinterpret_cast<const uint4*>(src + lane * 8);
+      const uint4 hi = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
+      const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        v[2 * i] = __uint_as_float(words[i] << 16);
+        v[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) v[i] = 0.0f;
+    }
+    float amax = 0.0f;
+    bool finite = true;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      amax = fmaxf(amax, fabsf(v[i]));
+      finite = finite && isfinite(v[i]);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(~0u, amax, o));
+    const bool bad = __any_sync(~0u, !finite);
+    const int e1 = amax == 0.0f ? 0 : exponent_bound(amax);  // max|q| < 2^e1
+    const float down = pow2(-e1);
+    uint32_t packed[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
+    uint8_t* dst = qhat + h * kQRowBytes;
+    *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+    *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
+        make_uint4(packed[4], packed[5], packed[6], packed[7]);
+    if (lane == 0) {
+      // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
+      qfactor[h] = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
+      bad_head[h] = bad;
+    }
+  }
+  ptx::consumer_sync();
+
+  // Online-softmax state, base 2: C layout (heads 8j + 2q4 + i) and B layout (head 8j + g),
+  // updated by the same arithmetic from the same shared values, hence identical.
+  float m_c[NT][2], l_c[NT][2], m_b[NT], l_b[NT];
+  // Per (tile w, head): bound = max over seen candidates of (p / l) * |s_w|, and the
+  // exponent f with O held in units of 2^f. Kept in shared memory (one slot per warp
+  // and head, read and written by that warp only): registers go to the accumulator.
+  float* bound_s = reinterpret_cast<float*>(smem + S::kBound) + w * HP;
+  int* f_s = reinterpret_cast<int*>(smem + S::kBound) + (kConsumerWarps + w) * HP;
+  uint32_t bad_bits = 0;
+  bool scale_bad = false;
+  float o[8][NT][4];
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    m_c[j][0] = m_c[j][1] = m_b[j] = -INFINITY;
+    l_c[j][0] = l_c[j][1] = l_b[j] = 0.0f;
+    if (q4 == 0) {
+      bound_s[8 * j + g] = 0.0f;
+      f_s[8 * j + g] = -126;
+    }
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[mt][j][e] = 0.0f;
+  }
+
+  const int c_a = 16 * w + g, c_b = c_a + 8;  // this thread's score rows
+
+  for (int b = 0; b < nblocks; ++b) {
+    const int stage = b % NS;
+    ptx::mbar_wait(&full[stage], (b / NS) & 1);
+    const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
+    const int* fl = flags + stage * kBlockRows;
+
+    // ---- scores: S^T[16 candidates, heads] per warp, one accumulator per tile ----
+    float sc[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sc[j][e] = 0.0f;
+    const uint8_t* arow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
+    // Not unrolled: one tile's 8 k-steps x NT MMAs are independent enough, and the
+    // registers go to the value accumulator.
+#pragma unroll 1
+    for (int t = 0; t < L::kNumTiles; ++t) {
+      float acc[NT][4];
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+#pragma unroll 2
+      for (int kp = 0; kp < 4; ++kp) {
+        uint32_t r[4];
+        ptx::ldsm_x4(r, arow + t * L::kTile + kp * 32);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          // r[2h]: rows 0-7, bytes 4q4..4q4+3 of the 16-dim chunk; r[2h+1]: rows 8-15.
+          // k order inside the chunk is permuted (dims 4q4, 4q4+1 -> k 2q4, 2q4+1;
+          // dims 4q4+2, 4q4+3 -> k 2q4+8, 2q4+9), and q's B fragment uses the same order.
+          const uint32_t a[4] = {e4m3x2_to_f16x2(r[2 * half]), e4m3x2_to_f16x2(r[2 * half + 1]),
+                                 e4m3x2_to_f16x2(r[2 * half] >> 16),
+                                 e4m3x2_to_f16x2(r[2 * half + 1] >> 16)};
+          const int dim = t * L::kTile + kp * 32 + half * 16 + 4 * q4;
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            const uint2 bq =
+                *reinterpret_cast<const uint2*>(qhat + (8 * j + g) * kQRowBytes + dim * 2);
+            ptx::mma(acc[j], a, bq.x, bq.y);
+          }
+        }
+      }
+      const float s_a = *reinterpret_cast<const float*>(rows + c_a * kRowBytes + L::kScalesOffset + 4 * t);
+      const float s_b = *reinterpret_cast<const float*>(rows + c_b * kRowBytes + L::kScalesOffset + 4 * t);
+      scale_bad |= !isfinite(s_a) || !isfinite(s_b);  // zero rows (inactive) have scale 0
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float v = acc[j][e];
+          bad_bits |= uint32_t(isnan(v)) << (2 * j + (e & 1));
+          sc[j][e] += clamp_finite(v * (e < 2 ? s_a : s_b));
+        }
+    }
+    const bool act_a = fl[c_a] != 0, act_b = fl[c_b] != 0;
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        // Read from shared memory each block: registers go to the value accumulator.
+        const float factor = qfactor[8 * j + 2 * q4 + (e & 1)];
+        const float v = fmaxf(clamp_finite(sc[j][e]) * factor, -FLT_MAX);  // +inf stays
+        sc[j][e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
+      }
+    // Block maximum per head over this warp's 16 candidates.
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        float mx = fmaxf(sc[j][i], sc[j][i + 2]);
+#pragma unroll
+        for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
+        if (g == 0) red_max[w * HP + 8 * j + 2 * q4 + i] = mx;
+      }
+    ptx::consumer_sync();
+
+    float mnew_c[NT][2], mnew_b[NT];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int h = 8 * j + 2 * q4 + i;
+        float m = m_c[j][i];
+#pragma unroll
+        for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[ww * HP + h]);
+        mnew_c[j][i] = m;
+      }
+      float m = m_b[j];
+#pragma unroll
+      for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[ww * HP + 8 * j + g]);
+      mnew_b[j] = m;
+    }
+    // Probabilities in [0, 1] relative to the running max; a +inf score equal to the
+    // max counts 1 (inf == inf), never inf - inf.
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int h = 8 * j + 2 * q4 + i;
+        const float m = mnew_c[j][i];
+        const float v0 = sc[j][i], v1 = sc[j][i + 2];
+        const float p0 = act_a ? (v0 == m ? 1.0f : ptx::exp2_approx(v0 - m)) : 0.0f;
+        const float p1 = act_b ? (v1 == m ? 1.0f : ptx::exp2_approx(v1 - m)) : 0.0f;
+        pbuf[h * kPRowFloats + c_a] = p0;
+        pbuf[h * kPRowFloats + c_b] = p1;
+        float s = p0 + p1;
+#pragma unroll
+        for (int o_ = 4; o_ < 32; o_ *= 2) s += __shfl_xor_sync(~0u, s, o_);
+        if (g == 0) red_sum[w * HP + h] = s;
+      }
+    ptx::consumer_sync();
+
+    // New sums; alpha = l_old * corr / l_new is the weight the old mean keeps.
+    auto update = [&](float m_old, float m_new, float l_old, int h, float& l_new) {
+      const float corr = m_old == m_new ? 1.0f : ptx::exp2_approx(m_old - m_new);
+      float sum = 0.0f;
+#pragma unroll
+      for (int ww = 0; ww < kConsumerWarps; ++ww) sum = __fadd_rn(sum, red_sum[ww * HP + h]);
+      const float kept = __fmul_rn(l_old, corr);
+      l_new = __fadd_rn(kept, sum);
+      return l_new > 0.0f ? __fdiv_rn(kept, l_new) : 0.0f;  // l_new >= 1 when > 0
+    };
+    float alpha_c[NT][2], alpha_b[NT], rl_b[NT];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        float l_new;
+        alpha_c[j][i] = update(m_c[j][i], mnew_c[j][i], l_c[j][i], 8 * j + 2 * q4 + i, l_new);
+        l_c[j][i] = l_new;
+        m_c[j][i] = mnew_c[j][i];
+      }
+      float l_new;
+      alpha_b[j] = update(m_b[j], mnew_b[j], l_b[j], 8 * j + g, l_new);
+      l_b[j] = l_new;
+      m_b[j] = mnew_b[j];
+      rl_b[j] = l_new > 0.0f ? __fdiv_rn(1.0f, l_new) : 0.0f;
+    }
+
+    // ---- values: O^T[tile w dims, heads] += V^T . U^T ----
+    // B fragment: candidates 16kk + 2q4 + {0, 1, 8, 9}, head 8j + g.
+    float s_w[4][4];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int c = 16 * kk + 2 * q4 + (e & 1) + (e >> 1) * 8;
+        s_w[kk][e] =
+            *reinterpret_cast<const float*>(rows + c * kRowBytes + L::kScalesOffset + 4 * w);
+      }
+    // Pass 1: the new per-(tile, head) power of two from the largest weighted scale.
+    float down_b[NT];
+    int delta_b[NT];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const float* prow = pbuf + (8 * j + g) * kPRowFloats;
+      float big = 0.0f;
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const float2 x = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4);
+        const float2 y = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4 + 8);
+        big = fmaxf(big, fabsf((x.x * s_w[kk][0]) * rl_b[j]));
+        big = fmaxf(big, fabsf((x.y * s_w[kk][1]) * rl_b[j]));
+        big = fmaxf(big, fabsf((y.x * s_w[kk][2]) * rl_b[j]));
+        big = fmaxf(big, fabsf((y.y * s_w[kk][3]) * rl_b[j]));
+      }
+      big = fmaxf(big, __shfl_xor_sync(~0u, big, 1));
+      big = fmaxf(big, __shfl_xor_sync(~0u, big, 2));
+      const float bound = fmaxf(bound_s[8 * j + g] * alpha_b[j], big);
+      const int f_new = exponent_bound(bound);
+      down_b[j] = pow2(-f_new);
+      delta_b[j] = f_s[8 * j + g] - f_new;
+      __syncwarp();
+      if (q4 == 0) {
+        bound_s[8 * j + g] = bound;
+        f_s[8 * j + g] = f_new;
+      }
+    }
+    // Rescale the running mean: O * alpha * 2^(f_old - f_new), per C-layout head.
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int d = __shfl_sync(~0u, delta_b[j], (2 * q4 + i) * 4);
+        // |d| <= 252: two normal powers of two; alpha <= 1 and the product is <= 2.
+        const float f = alpha_c[j][i] * pow2(d / 2) * pow2(d - d / 2);
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) {
+          o[mt][j][i] *= f;
+          o[mt][j][i + 2] *= f;
+        }
+      }
+    // Pass 2, per 16 candidates: U^T fragments (the same products as pass 1, so |U| < 1
+    // before the fp16 rounding), then 8 M-tiles of 16 dims x NT MMAs.
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      uint32_t bfrag[NT][2];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        const float* prow = pbuf + (8 * j + g) * kPRowFloats;
+        const float2 x = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4);
+        const float2 y = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4 + 8);
+        const float k = down_b[j];
+        bfrag[j][0] = pack_f16x2(((x.x * s_w[kk][0]) * rl_b[j]) * k,
+                                 ((x.y * s_w[kk][1]) * rl_b[j]) * k);
+        bfrag[j][1] = pack_f16x2(((y.x * s_w[kk][2]) * rl_b[j]) * k,
+                                 ((y.y * s_w[kk][3]) * rl_b[j]) * k);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        uint32_t r[4];
+        ptx::ldsm_x4_trans(
+            r, rows + (16 * kk + (lane & 15)) * kRowBytes + L::kTile * w + 32 * i + (lane >> 4) * 16);
+        // r: bytes (c, d), (c, d+1), (c+1, d), (c+1, d+1) with c = 16kk + 2q4 (+8 for r[1],
+        // r[3]) and d = 128w + 32i + 2g (+16 for r[2], r[3]); regroup to (d: c, c+1).
+        uint32_t a[2][4];
+#pragma unroll
+        for (int m = 0; m < 2; ++m) {
+          const uint32_t x = __byte_perm(r[2 * m], 0, 0x3120);
+          const uint32_t y = __byte_perm(r[2 * m + 1], 0, 0x3120);
+          a[m][0] = e4m3x2_to_f16x2(x);
+          a[m][1] = e4m3x2_to_f16x2(x >> 16);
+          a[m][2] = e4m3x2_to_f16x2(y);
+          a[m][3] = e4m3x2_to_f16x2(y >> 16);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          ptx::mma(o[2 * i][j], a[0], bfrag[j][0], bfrag[j][1]);
+          ptx::mma(o[2 * i + 1][j], a[1], bfrag[j][0], bfrag[j][1]);
+        }
+      }
+    }
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(&empty[stage]);
+  }
+
+  // ---- epilogue ----
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&bad_head[8 * j + 2 * q4 + i], 1);
+  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
+  ptx::consumer_sync();
+  const bool any_bad_scale = *bad_all != 0;
+  const bool partial = p.num_splits > 1;
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int h = 8 * j + 2 * q4 + i;
+      const int f = f_s[8 * j + 2 * q4 + i];
+      if (h >= p.heads) continue;
+      const float l = l_c[j][i];
+      // Non-finite referenced input poisons the head (never the empty sentinel); a
+      // split with no active candidate references nothing.
+      const bool bad = l > 0.0f && (bad_head[h] != 0 || any_bad_scale);
+      const float up = pow2(f);
+      float lse2 = l > 0.0f ? m_c[j][i] + log2f(l) : -INFINITY;
+      if (bad) lse2 = __int_as_float(0x7fffffff);
+      const int64_t row = partial ? (int64_t(token) * p.num_splits + split) * p.heads + h
+                                  : int64_t(token) * p.heads + h;
+      if (partial) {
+        float* dst = p.part_out + row * L::kHeadDim;
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) {
+          const int d = L::kTile * w + 16 * mt + 2 * g;
+          float2 v = make_float2(o[mt][j][i] * up, o[mt][j][i + 2] * up);
+          if (bad) v = make_float2(lse2, lse2);
+          *reinterpret_cast<float2*>(dst + d) = v;
+        }
+        if (w == 0 && g == 0) p.part_lse[row] = lse2;
+      } else {
+        __nv_bfloat16* dst = p.out + row * L::kHeadDim;
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) {
+          const int d = L::kTile * w + 16 * mt + 2 * g;
+          float2 v = make_float2(o[mt][j][i] * up, o[mt][j][i + 2] * up);
+          if (bad) v = make_float2(lse2, lse2);
+          *reinterpret_cast<__nv_bfloat162*>(dst + d) = __floats2bfloat162_rn(v.x, v.y);
+        }
+        if (w == 0 && g == 0) p.lse[row] = lse2 * kLn2;
+      }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Split combine: one CTA per (token, head), 128 threads x 4 dims, splits merged in
+// index order as a running weighted mean (exact LSE merge, no atomics).
+
+__global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
+  const int token = blockIdx.x;
+  const int h = blockIdx.y;
+  const int splits = p.num_splits;
+  const int64_t base = int64_t(token) * splits * p.heads + h;  // part_lse index of split 0
+  float m = -INFINITY;
+  bool nan = false;
+  for (int s = 0; s < splits; ++s) {
+    const float v = p.part_lse[base + int64_t(s) * p.heads];
+    nan = nan || isnan(v);
+    m = fmaxf(m, v);
+  }
+  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  float total = 0.0f;
+  if (!nan && m != -INFINITY) {
+    for (int s = 0; s < splits; ++s) {
+      const int64_t row = base + int64_t(s) * p.heads;
+      const float v = p.part_lse[row];
+      const float wgt = v == m ? 1.0f : ptx::exp2_approx(v - m);  // -inf splits weigh 0
+      if (wgt == 0.0f) continue;
+      const float4 x =
+          *reinterpret_cast<const float4*>(p.part_out + row * L::kHeadDim + threadIdx.x * 4);
+      const float next = total + wgt;  // >= 1: the split at the max weighs 1
+      const float keep = total / next, take = wgt / next;
+      acc.x = acc.x * keep + x.x * take;
+      acc.y = acc.y * keep + x.y * take;
+      acc.z = acc.z * keep + x.z * take;
+      acc.w = acc.w * keep + x.w * take;
+      total = next;
+    }
+  }
+  float lse;
+  if (nan) {
+    lse = __int_as_float(0x7fffffff);
+    acc = make_float4(lse, lse, lse, lse);
+  } else {
+    lse = total > 0.0f ? (m + log2f(total)) * kLn2 : -INFINITY;
+  }
+  const int64_t row = int64_t(token) * p.heads + h;
+  __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(p.out + row * L::kHeadDim + threadIdx.x * 4);
+  dst[0] = __floats2bfloat162_rn(acc.x, acc.y);
+  dst[1] = __floats2bfloat162_rn(acc.z, acc.w);
+  if (threadIdx.x == 0) p.lse[row] = lse;
+}
+
+// ---------------------------------------------------------------------------
+// Launcher. Requires 1 <= heads <= 32, canonical num_splits, blocks_per_split set
+// by blocks_per_split_of, scratch present when num_splits > 1. Returns the first
+// CUDA error; allocates nothing; stream-capturable.
+
+template <int NT>
+cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
+  constexpr int NS = stages_for<NT>();
+  auto kernel = sparse_mla_kernel<NT, NS>;
+  constexpr int bytes = Smem<NT, NS>::kBytes;
+  cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (status != cudaSuccess) return status;
+  const int64_t ctas = int64_t(p.tokens) * p.num_splits;
+  kernel<<<dim3(static_cast<unsigned>(ctas)), kThreads, bytes, stream>>>(p);
+  status = cudaGetLastError();
+  if (status != cudaSuccess || p.num_splits == 1) return status;
+  combine_kernel<<<dim3(p.tokens, p.heads), 128, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+inline cudaError_t launch_sparse_mla(const SparseMlaParams& p, cudaStream_t stream) {
+  if (p.tokens == 0) return cudaSuccess;
+  if (p.heads < 1 || p.heads > kMaxHeads || p.topk < 1 || !canonical_splits(p.topk, p.num_splits) ||
+      p.blocks_per_split != blocks_per_split_of(p.topk, p.num_splits) ||
+      (p.num_splits > 1 && (!p.part_out || !p.part_lse)))
+    return cudaErrorInvalidValue;
+  switch ((p.heads + 7) / 8) {
+    case 1:
+      return launch_heads<1>(p, stream);
+    case 2:
+      return launch_heads<2>(p, stream);
+    case 3:
+      return launch_heads<3>(p, stream);
+    default:
+      return launch_heads<4>(p, stream);
+  }
+}
+
+}  // namespace jax_glm_nope::sm90
