@@ -173,11 +173,12 @@ def sweep_schedules(case: Case) -> list[Schedule]:
 
 
 class Reference:
-    """float64 SPEC 3 on the dequantized rows, for a sample of index set 0's tokens."""
+    """float64 SPEC 3 on the dequantized rows, for a sample of the tokens of the last
+    index set (the one the timed loops end on)."""
 
     def __init__(self, case: Case, pool, inputs: Inputs, max_tokens: int):
         self.tokens = np.unique(np.linspace(0, case.tokens - 1, min(case.tokens, max_tokens)).astype(int))
-        indices, lens = inputs.index_set(0)
+        indices, lens = inputs.index_set(inputs.rotations - 1)
         indices = np.asarray(indices)[self.tokens]
         lens = None if lens is None else np.asarray(lens)[self.tokens]
         valid = (indices >= 0) & (indices < pool.shape[0])
@@ -209,7 +210,7 @@ def _failure(err: Exception) -> str:
 def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: Reference, args) -> dict:
     """One result row: status, time, bandwidth, FLOP rate and accuracy."""
     row = {"implementation": variant.label, "status": "ok", "reason": None, "schedule": None}
-    idx0, lens0 = inputs.index_set(0)
+    idx0, lens0 = inputs.index_set(0)  # for the trace-time availability check
     name = variant.implementation
     options = timing.TimingOptions(rounds=args.rounds, min_round_s=args.min_round_ms / 1e3)
     if name == "pallas":
@@ -224,7 +225,7 @@ def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: R
             if reason is not None:
                 return row | {"status": "unavailable", "reason": reason}
             call = peer.prepare(case, pool, inputs, SM_SCALE)
-            got = peer.outputs(case, call)
+            got = peer.outputs(case, call, inputs.rotations - 1)
             measured = peer.time(call, inputs.rotations, options)
         else:
             if name == "plain_jax":
@@ -237,8 +238,7 @@ def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: R
                     jax.eval_shape(fn, inputs.q, pool, idx0, lens0)
                 except ValueError as err:
                     return row | {"status": "unavailable", "reason": str(err)}
-            got = jax.jit(fn)(inputs.q, pool, idx0, lens0)
-            measured = timing.time_jax(fn, inputs.q, pool, inputs.indices, inputs.topk_lens, options)
+            measured, got = timing.time_jax(fn, inputs.q, pool, inputs.indices, inputs.topk_lens, options)
     except Exception as err:  # noqa: BLE001 - a kernel that fails to compile or run is a result
         return row | {"status": "failed", "reason": _failure(err)}
     seconds = measured.us * 1e-6
@@ -357,8 +357,12 @@ def main(argv: list[str] | None = None) -> int:
             report.plot(result["results"], os.path.join(args.out, "bench.png"), title)
         except ImportError as err:
             say(f"no plot: {err}")
+    # Exit 1 when one of the package's implementations failed or missed SPEC 3's bound
+    # (a peer's accuracy is reported, not enforced).
     bad = [
-        r for r in result["results"] if r["status"] == "failed" or (r["status"] == "ok" and not r["accurate"])
+        r
+        for r in result["results"]
+        if r["implementation"] not in PEERS and (r["status"] == "failed" or not r.get("accurate", True))
     ]
     return 1 if bad else 0
 

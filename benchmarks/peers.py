@@ -105,11 +105,11 @@ class FlashMLA:
 
         return call
 
-    def outputs(self, case: Case, call):
-        """Index set 0's ``(out [T, H, 512], lse [T, H])`` as numpy, padded heads dropped."""
+    def outputs(self, case: Case, call, r: int):
+        """Index set r's ``(out [T, H, 512], lse [T, H])`` as numpy, padded heads dropped."""
         import torch
 
-        out, lse = call(0)
+        out, lse = call(r)
         torch.cuda.synchronize()
         out = out.float().cpu().numpy().reshape(case.tokens, -1, HEAD_DIM)[:, : case.heads]
         lse = lse.float().cpu().numpy().reshape(case.tokens, -1)[:, : case.heads]  # [b, h, s_q=1]

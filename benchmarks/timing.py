@@ -1,9 +1,10 @@
 """Device time per call, measured the same way for every implementation.
 
-JAX (``time_jax``): one jitted ``lax.fori_loop`` makes ``n x R`` calls, call ``i``
-reading index set ``i % R`` (``cases.Inputs``); q, the pool and the index sets are
-arguments of the jitted function, never closure constants, and each call's output is
-the loop carry, so XLA can neither hoist nor drop a call. Per call the loop also
+JAX (``time_jax``): one jitted ``lax.fori_loop`` makes ``n x R`` calls (whole passes
+over the R index sets of ``cases.Inputs``), call ``i`` reading set ``i % R``; q, the
+pool and the index sets are arguments of the jitted function, never closure
+constants, and each call's output is the loop carry, so XLA can neither hoist nor
+drop a call. Per call the loop also
 selects its index set (a dynamic slice of ``[R, T, K]`` int32, fused into the
 implementation's own index preparation where it has one). After a warm-up, ``n`` is
 raised until one loop (a round) lasts ``min_round_s`` (20 ms: a 20 us call is not
@@ -63,24 +64,30 @@ def _loop(fn: Callable, num_calls: int, q, pool, indices, topk_lens):
     return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init)
 
 
-def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions) -> Timing:
+def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions):
     """``fn(q, pool, indices [T, K], topk_lens [T] | None) -> (out, lse)``, hashable
-    (a module-level function or a ``functools.partial`` of one), traced under jit."""
+    (a module-level function or a ``functools.partial`` of one), traced under jit.
+
+    Returns the ``Timing`` and the outputs of the timed loop's last call, which read
+    the last index set (every loop makes whole passes over the R sets): the accuracy
+    check is made on what was timed."""
     rotations = int(indices.shape[0])
+    outputs = None
 
     def run(num_calls: int) -> float:
+        nonlocal outputs
         start = time.perf_counter()
-        jax.block_until_ready(_loop(fn, num_calls, q, pool, indices, topk_lens))
+        outputs = jax.block_until_ready(_loop(fn, num_calls, q, pool, indices, topk_lens))
         return time.perf_counter() - start
 
     run(rotations)  # compile and warm up
     one_pass = run(rotations)
     passes = max(1, math.ceil(options.min_round_s / max(one_pass, 1e-9)))
-    num_calls = min(MAX_CALLS, passes * rotations)
+    num_calls = min(max(1, MAX_CALLS // rotations), passes) * rotations
     if num_calls != rotations:
         run(num_calls)  # compile and warm up the timed loop
     rounds = tuple(run(num_calls) / num_calls * 1e6 for _ in range(options.rounds))
-    return Timing(statistics.median(rounds), rounds, num_calls)
+    return Timing(statistics.median(rounds), rounds, num_calls), outputs
 
 
 def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Timing:
