@@ -130,3 +130,64 @@ def test_repack_property_lossless_both_ways(seed, lead, start_padded):
     assert (moved[..., 528:] == 0).all()
     compact = pool[..., :528] if start_padded else pool
     np.testing.assert_array_equal(np.asarray(jgn.repack(jgn.repack(jnp.asarray(compact), 656), 528)), compact)
+
+
+@pytest.mark.parametrize("fmt", [jgn.COMPACT, jgn.PADDED])
+def test_quantize_no_rows(fmt):
+    latent = jnp.zeros((0, 512), jnp.float32)
+    rows = jgn.quantize(latent, fmt)
+    assert rows.shape == (0, fmt.bytes_per_token) and rows.dtype == jnp.uint8
+    assert jax.jit(jgn.quantize, static_argnums=1)(latent.astype(jnp.bfloat16), fmt).shape == rows.shape
+    assert jgn.dequantize(rows).shape == (0, 512)
+
+
+@pytest.mark.parametrize("shape", [(8, 528), (2, 4, 656)])
+def test_write_kv_no_rows_leaves_the_pool_as_it_was(shape):
+    pool = jnp.asarray(np.random.default_rng(4).integers(0, 256, shape, dtype=np.uint8))
+    got = jgn.write_kv(pool, jnp.zeros((0, 512), jnp.bfloat16), jnp.zeros((0,), jnp.int32))
+    assert got.shape == shape
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(pool))
+
+
+# float32 subnormals: XLA's CPU flushes them in float arithmetic; quantize must not.
+SMALLEST_NORMAL_SCALE_AMAX = 448 * 2.0**-126  # below this amax, s = amax / 448 is subnormal
+
+
+def subnormal_tiles(rng, rows):
+    """Tiles whose scale is a float32 subnormal: normal values, subnormal values, mixtures."""
+    x = rng.standard_normal((rows, 4, 128)).astype(np.float32)
+    magnitudes = np.asarray([1e-37, 3e-39, 1e-41, 2.0**-149 * 449], np.float32)  # tile amax scale
+    x = x / np.abs(x).max(-1, keepdims=True) * magnitudes[None, :, None]
+    x[0, 0, 5] = -0.0
+    x[0, 1, :64] = np.float32(2.0**-149)  # the smallest subnormal, many times
+    if rows > 1:
+        x[1, 2, :] = 0.0
+        x[1, 2, 7] = -(2.0**-149)  # amax 2^-149: scale rounds to 0, an all-zero tile
+        x[1, 3, :] = np.float32(SMALLEST_NORMAL_SCALE_AMAX) * (1 - 2**-23)  # just below the edge
+    return x.reshape(rows, 512)
+
+
+@pytest.mark.parametrize("fmt", [jgn.COMPACT, jgn.PADDED])
+def test_quantize_keeps_subnormal_scales_bit_for_bit(fmt):
+    x = subnormal_tiles(np.random.default_rng(5), 3)
+    scales = np_quantize(x, fmt)[:, 512:528].copy().view("<f4")
+    assert (scales[0] != 0).all() and (scales[0] < 2.0**-126).all()  # the case under test
+    got = np.asarray(jgn.quantize(jnp.asarray(x), fmt))
+    np.testing.assert_array_equal(got, np_quantize(x, fmt))
+    jitted = np.asarray(jax.jit(jgn.quantize, static_argnums=1)(jnp.asarray(x), fmt))
+    np.testing.assert_array_equal(jitted, got)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    scales=st.lists(st.floats(2.0**-149, 2.0**-110, width=32), min_size=4, max_size=4),
+    spike=st.booleans(),
+)
+def test_quantize_subnormal_range_matches_numpy(seed, scales, spike):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 4, 128)).astype(np.float32) * np.asarray(scales, np.float32)[None, :, None]
+    x = x.reshape(2, 512)
+    if spike:
+        x[:, 3] = np.float32(scales[0]) * 40
+    np.testing.assert_array_equal(np.asarray(jgn.quantize(jnp.asarray(x))), np_quantize(x, jgn.COMPACT))
