@@ -27,7 +27,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jax_glm_nope  # noqa: E402
-from benchmarks import compat, report, timing  # noqa: E402
+from benchmarks import report, timing  # noqa: E402
 from benchmarks.cases import (  # noqa: E402
     DEFAULT_POOL_SLOTS,
     SM_SCALE,
@@ -42,6 +42,7 @@ from benchmarks.cases import (  # noqa: E402
 )
 from benchmarks.peers import FlashMLA, plain_jax, plain_jax_unsupported  # noqa: E402
 from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noqa: E402
+from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, reference_f64, spec3_errors  # noqa: E402
 
 IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "reference")  # the package's, by name
 PEERS = ("flashmla", "plain_jax")
@@ -186,17 +187,17 @@ class Reference:
         local = np.where(valid, np.searchsorted(slots, np.where(valid, indices, 0)), -1).astype(np.int32)
         rows = np.asarray(pool[slots])
         q = np.asarray(inputs.q.astype(np.float32))[self.tokens]
-        self.out, self.lse = compat.reference_f64(q, rows, local, lens, SM_SCALE)
+        self.out, self.lse = reference_f64(q, rows, local, lens, SM_SCALE)
 
     def check(self, out, lse) -> dict:
         out = np.asarray(out, np.float32)[self.tokens]
         lse = np.asarray(lse, np.float32)[self.tokens]
-        out_err, lse_err = compat.spec3_errors(out, lse, self.out, self.lse)
+        out_err, lse_err = spec3_errors(out, lse, self.out, self.lse)
         out_err, lse_err = float(np.max(out_err)), float(np.max(lse_err))
         return {
             "out_err": out_err,
             "lse_err": lse_err,
-            "accurate": bool(out_err <= compat.OUT_RTOL and lse_err <= compat.LSE_TOL),
+            "accurate": bool(out_err <= OUT_RTOL and lse_err <= LSE_TOL),
             "accuracy_tokens": len(self.tokens),
             "nonfinite": int((~np.isfinite(out)).sum() + np.isnan(lse).sum()),
         }
@@ -321,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
             "min_round_ms": args.min_round_ms,
             "seed": args.seed,
         },
-        "accuracy_bound": {"out_rel_l2": compat.OUT_RTOL, "lse_abs_over_max_1_ref": compat.LSE_TOL},
+        "accuracy_bound": {"out_rel_l2": OUT_RTOL, "lse_abs_over_max_1_ref": LSE_TOL},
         "method": timing.__doc__,
         "results": [],
         "skipped": [],

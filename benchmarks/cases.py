@@ -1,8 +1,8 @@
 """The benchmark's cases and the inputs they run on.
 
 A case is ``mode:T:H:K[:holes]``: T query tokens, H heads, K candidate columns.
-``holes`` builds GLM's candidate-row shape (``glm_candidate_rows``): 512 pool groups
-of four consecutive slots, runs of four -1 where a group is missing, a 3-token tail,
+``holes`` builds GLM's candidate-row shape (``jax_glm_nope.testing.glm_candidate_rows``): 512 pool groups
+of four consecutive slots, runs of four -1 where a group is missing (2%), a 3-token tail,
 -1 padding up to K (2051 -> 2176, by ``jax_glm_nope.pad_candidates``), and
 ``topk_lens`` one past the last valid column.
 Without ``holes`` every column is a random slot and no ``topk_lens`` is passed.
@@ -23,8 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import jax_glm_nope
-from benchmarks.compat import glm_candidate_rows
 from jax_glm_nope.layout import HEAD_DIM, KERNEL_ROW_BYTES, NUM_TILES, TILE
+from jax_glm_nope.testing import glm_candidate_rows
 
 MODES = ("decode", "prefill")
 MAX_HEADS = 128
