@@ -108,30 +108,8 @@ def _load(modules: tuple[str, ...]):
     return None
 
 
-def _check_build_args(argv: list[str]) -> str | None:
-    """What is wrong with build-ffi's options that its parser lets through, else None.
-
-    ``--archs=,`` splits into no architecture; build-ffi would then build its default
-    list (a full build nobody asked for).
-    """
-    pre = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    pre.add_argument("--archs")
-    try:
-        known, _ = pre.parse_known_args(argv)
-    except argparse.ArgumentError:  # build-ffi's own parser reports it
-        return None
-    if known.archs is not None and not [a for a in known.archs.split(",") if a.strip()]:
-        return f"archs: expected a comma-separated list of at least one architecture, got {known.archs!r}"
-    return None
-
-
 def _delegate(command: str, argv: list[str]) -> int:
     """Run ``command``'s own ``main`` with ``argv`` exactly as given (order and values kept)."""
-    if command == "build-ffi":
-        problem = _check_build_args(argv)
-        if problem is not None:
-            print(f"jax-glm-nope build-ffi: {problem}", file=sys.stderr)
-            return 2
     target = _load(DELEGATED[command])
     if target is None:
         print(f"jax-glm-nope {command}: not available in this version", file=sys.stderr)
