@@ -3,7 +3,7 @@
     python examples/decode_loop.py                      # CPU, about 20 s with compiles
     python examples/decode_loop.py --check-dense        # and the dense-mask paths, compared
     python examples/decode_loop.py --host-devices 8 --data 2 --model 4   # 2-way batch x 4-way heads
-    python examples/decode_loop.py --backend pallas --layers 2 --hidden 2048 --vocab 16384 \\
+    python examples/decode_loop.py --implementation pallas --layers 2 --hidden 2048 --vocab 16384 \\
         --ffn 4096 --batch 32 --prompt-len 4096 --prefill-chunk 1024 --steps 64 \\
         --param-dtype bfloat16 --attention-share --heads 8   # the H200 run of docs/example.md
 
@@ -63,7 +63,7 @@ class Run:
     page_size: int = 64
     data: int = 1  # mesh axis for requests (data parallel)
     model: int = 1  # mesh axis for heads (tensor parallel)
-    backend: str = "auto"
+    implementation: str | None = None  # None: the dispatch table decides
     interpret: bool = False
     seed: int = 0
 
@@ -77,7 +77,7 @@ class Run:
 class Result:
     tokens: np.ndarray  # [batch, steps + 1] greedy tokens (the prefill's, then one per step)
     logits: np.ndarray  # [steps + 1, batch, vocab] float32, the logits each token came from
-    backend: str
+    implementation: str  # what served sparse_mla ("dense mask" for the dense baselines)
     timings: dict
 
 
@@ -106,7 +106,7 @@ def _compiled(cfg, run: Run, mesh, attention: str, params, caches, tokens, posit
     key = (
         cfg,
         attention,
-        run.backend,
+        run.implementation,
         run.interpret,
         tuple(mesh.devices.flat),
         mesh.devices.shape,
@@ -118,7 +118,7 @@ def _compiled(cfg, run: Run, mesh, attention: str, params, caches, tokens, posit
         return _EXECUTABLES[key], 0.0
     start = time.perf_counter()
     step = model_lib.make_step(
-        cfg, mesh, params, caches, attention=attention, backend=run.backend, interpret=run.interpret
+        cfg, mesh, params, caches, attention=attention, implementation=run.implementation, interpret=run.interpret
     )
     compiled = step.lower(params, caches, tokens, positions, req_to_token).compile()
     _EXECUTABLES[key] = compiled
@@ -147,7 +147,8 @@ def generate(
     if run.page_size % cfg.index_kpool:
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
     dense = attention in model_lib.DENSE_CACHE_DTYPES
-    backend = "dense mask" if dense else dispatch.choose_backend(run.backend, interpret=run.interpret)
+    options = {"interpret": True} if run.interpret else {}
+    implementation = "dense mask" if dense else dispatch.choose("sparse_mla", run.implementation, None, options)[0]
     mesh = model_lib.make_mesh(run.data, run.model)
 
     def put(tree, specs):
@@ -218,7 +219,7 @@ def generate(
     return Result(
         tokens=np.stack([to_host(t) for t in tokens], axis=1),
         logits=np.stack([to_host(x) for x in [prefill_logits, *all_logits]]),
-        backend=backend,
+        implementation=implementation,
         timings=timings,
     )
 
@@ -282,7 +283,12 @@ def parse_args(argv=None):
     )
     model.add_argument("--param-dtype", default="float32", choices=("float32", "bfloat16"))
     run = parser.add_argument_group("run")
-    run.add_argument("--backend", default="auto", choices=dispatch.BACKENDS, help="sparse_mla backend")
+    run.add_argument(
+        "--implementation",
+        default=None,
+        choices=dispatch.names("sparse_mla"),
+        help="sparse_mla implementation (default: the dispatch table's choice for this device)",
+    )
     run.add_argument("--interpret", action="store_true", help="Pallas interpreter (CPU tests)")
     run.add_argument("--batch", type=int, default=Run.batch, help="requests")
     run.add_argument("--prompt-len", type=int, default=Run.prompt_len)
@@ -325,8 +331,8 @@ def report(summary: dict, tokens: np.ndarray) -> None:
         f"kv_lora {cfg['kv_lora_rank']}, sm_scale 1/sqrt({cfg['qk_nope_head_dim']})"
     )
     print(
-        f"mesh data={run['data']} x model={run['model']} on {summary['device']}; sparse_mla backend "
-        f"{summary['backend']}; {summary['candidates']} candidates -> pad_candidates -> "
+        f"mesh data={run['data']} x model={run['model']} on {summary['device']}; sparse_mla "
+        f"implementation {summary['implementation']}; {summary['candidates']} candidates -> pad_candidates -> "
         f"{-(-summary['candidates'] // 128) * 128} columns"
     )
     print(f"compile  prefill {t['compile_prefill_s']:.1f} s, decode {t['compile_decode_s']:.1f} s")
@@ -387,7 +393,7 @@ def main(argv=None) -> dict:
         "jax": jax.__version__,
         "config": dataclasses.asdict(cfg),
         "run": dataclasses.asdict(run),
-        "backend": result.backend,
+        "implementation": result.implementation,
         "candidates": cfg.num_candidates,
         "timings": t,
         "prefill_tokens_per_s": run.batch * run.prompt_len / t["prefill_s"],

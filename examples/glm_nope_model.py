@@ -295,7 +295,7 @@ def forward(
     *,
     cfg: Config,
     attention: str,
-    backend: str,
+    implementation: str | None,
     interpret: bool = False,
 ):
     """One step on one shard: ``tokens``/``positions`` ``[R, C]`` (C = 1 for decode).
@@ -335,8 +335,9 @@ def forward(
             padded, topk_lens = jgn.pad_candidates(candidates)
             q = q_abs.reshape(num_tokens, -1, cfg.kv_lora_rank)
             if attention == "compact":
+                options = {"interpret": True} if interpret else {}
                 out, _ = jgn.sparse_mla(
-                    q, kv, padded, cfg.sm_scale, topk_lens, backend=backend, interpret=interpret
+                    q, kv, padded, cfg.sm_scale, topk_lens, implementation=implementation, **options
                 )
             else:  # "none": zeros that still depend on the candidates, so the indexer runs
                 keep = (jnp.sum(padded).astype(jnp.float32) * 0.0).astype(jnp.bfloat16)
@@ -369,7 +370,7 @@ def make_mesh(data: int, model: int, devices=None) -> Mesh:
 
 
 def make_step(
-    cfg: Config, mesh: Mesh, params, caches, *, attention: str, backend: str, interpret: bool = False
+    cfg: Config, mesh: Mesh, params, caches, *, attention: str, implementation: str | None, interpret: bool = False
 ):
     """The jitted, sharded step; the caches (argument 1) are donated and updated in place."""
     if attention not in ATTENTION_MODES:
@@ -378,7 +379,7 @@ def make_step(
         raise ValueError(
             f"heads: expected a multiple of the {mesh.shape['model']}-way model axis, got {cfg.num_heads}"
         )
-    body = partial(forward, cfg=cfg, attention=attention, backend=backend, interpret=interpret)
+    body = partial(forward, cfg=cfg, attention=attention, implementation=implementation, interpret=interpret)
     batch = P("data")
     sharded = jax.shard_map(
         body,

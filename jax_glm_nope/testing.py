@@ -216,6 +216,14 @@ def poison_inactive(pool2d, indices, topk_lens):
     return pool2d
 
 
+def random_latent(rng, num_rows, scale_range=(1e-3, 1e3)) -> np.ndarray:
+    """Latent rows ``[num_rows, 512]`` float32 whose tiles span several orders of magnitude."""
+    x = rng.standard_normal((num_rows, HEAD_DIM)).astype(np.float32)
+    lo, hi = np.log(scale_range[0]), np.log(scale_range[1])
+    tile_scale = np.exp(rng.uniform(lo, hi, (num_rows, NUM_TILES, 1))).astype(np.float32)
+    return (x.reshape(num_rows, NUM_TILES, TILE) * tile_scale).reshape(num_rows, HEAD_DIM)
+
+
 def _latents(rng, num_rows, wide: bool):
     x = rng.standard_normal((num_rows, HEAD_DIM)).astype(np.float32)
     if not wide:

@@ -138,6 +138,32 @@ class AttentionSuite:
             ref = jt.reference_f64(case.q.astype(np.float32), case.pool, np.asarray(idx2[b]), None, case.sm_scale)
             jt.assert_spec3(np.asarray(out[b].astype(jnp.float32)), np.asarray(lse[b]), *ref)
 
+    def test_shard_map_heads_and_tokens(self):
+        """Heads split over a ``model`` axis (tensor parallel), tokens over ``data``."""
+        from jax.sharding import NamedSharding
+        from jax.sharding import PartitionSpec as P
+
+        devices = jax.devices()
+        count = 2 if len(devices) >= 2 else 1
+        mesh = jax.make_mesh((count,), ("x",), devices=devices[:count])
+        case, ref = build_case(tuple(sorted(self.CASES[0].items())))
+        q, pool, idx = jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices)
+        lens = jnp.asarray(case.topk_lens) if case.topk_lens is not None else jnp.full(idx.shape[:1], idx.shape[1])
+        # The Pallas *interpreter* trips JAX's varying-axes check (docs/semantics.md).
+        check_vma = not self.OPTIONS.get("interpret", False)
+        f = lambda q, i, n: self.attend(q, pool, i, case.sm_scale, n)  # noqa: E731
+        specs = {
+            "heads": ((P(None, "x"), P(), P()), (P(None, "x"), P(None, "x"))),
+            "tokens": ((P("x"), P("x"), P("x")), (P("x"), P("x"))),
+        }
+        for name, (in_specs, out_specs) in specs.items():
+            if name == "heads" and case.q.shape[1] % count or name == "tokens" and case.q.shape[0] % count:
+                continue
+            mapped = jax.jit(jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_vma))
+            args = [jax.device_put(x, NamedSharding(mesh, spec)) for x, spec in zip((q, idx, lens), in_specs, strict=True)]
+            out, lse = mapped(*args)
+            jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=f"{case.label} {name}")
+
     def test_grad_raises_or_is_the_reference(self):
         pool = jgn.quantize(jnp.ones((4, 512)))
         idx = jnp.arange(4, dtype=jnp.int32)[None]

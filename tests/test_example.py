@@ -158,7 +158,7 @@ def sharded_run(tmp_path):
     script = SHARDED_SCRIPT.format(examples=EXAMPLES, out=out)
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=600)
     saved = np.load(out)
-    return decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], backend="", timings={})
+    return decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], implementation="", timings={})
 
 
 def test_sharded_mesh_matches_single_device(compact, tmp_path):
@@ -214,7 +214,7 @@ def test_two_processes_like_two_hosts(tmp_path):
     single = decode_loop.generate(model_lib.Config(**config), decode_loop.Run(**run))
     for rank in range(2):
         saved = np.load(tmp_path / f"process{rank}.npz")
-        both = decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], backend="", timings={})
+        both = decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], implementation="", timings={})
         assert_free_running_agrees(single, both, SHARDED_MAX_ABS)
 
 

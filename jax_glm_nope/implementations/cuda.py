@@ -39,7 +39,7 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
     return targets.sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
 def _kernel_call(sm_scale: float):
     return kernel_call("cuda", functools.partial(_attend, sm_scale=sm_scale))
 

@@ -82,7 +82,7 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
     return out, lse
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
 def _kernel_call(sm_scale: float):
     return kernel_call("flashinfer", functools.partial(_attend, sm_scale=sm_scale))
 

@@ -5,6 +5,7 @@ interpreter on any platform. Design and measurements: docs/pallas.md.
 
 from __future__ import annotations
 
+from ...validate import check_bool
 from .ops import merge_splits, sparse_mla
 from .schedule import Schedule, choose_schedule
 
@@ -16,9 +17,7 @@ INT32_OFFSET_POOLS = (2**31, 2**32)
 
 
 def device_unsupported(device, *, interpret: bool = False, **_) -> str | None:
-    if not isinstance(interpret, bool):
-        raise TypeError(f"interpret: expected a bool, got {type(interpret).__name__}")
-    if interpret:
+    if check_bool(interpret, "interpret"):
         return None  # the interpreter runs anywhere
     if not device.is_cuda:
         return (

@@ -60,7 +60,7 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
     return out[:, :num_heads], lse[:, :num_heads]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
 def _kernel_call(sm_scale: float, interpret: bool, schedule: Schedule | None):
     return kernel_call("pallas", functools.partial(_attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule))
 
