@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One device call on an NVIDIA GPU: build the native library, then the GPU suite through
+# the public API (every implementation this GPU has), then optionally the benchmark.
+#   OUT=logs bash scripts/h200_check.sh [pytest -k expression]
+# BENCH="--cases ..." also runs benchmarks/bench.py with those arguments.
+set -o pipefail
+OUT=${OUT:-h200_logs}
+mkdir -p "$OUT"
+if compgen -G ".whl/*.whl" > /dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+export JAX_GLM_NOPE_CACHE_DIR=${JAX_GLM_NOPE_CACHE_DIR:-/tmp/jgn_cache}
+{
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem --format=csv
+  python3 -c "import jax, jaxlib; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__, jax.devices())"
+  git rev-parse HEAD 2>/dev/null || true
+} > "$OUT/environment.txt" 2>&1
+status=0
+start=$(date +%s)
+python3 -m jax_glm_nope.native.build --archs sm_90a 2>&1 | tee "$OUT/build.log" || status=1
+cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null
+echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/build.log"
+tests="tests/test_attention.py"
+for extra in tests/test_kv_rows_gpu.py; do [ -f "$extra" ] && tests="$tests $extra"; done
+timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
+  ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
+if [ -n "$BENCH" ]; then
+  timeout "${BENCH_TIMEOUT:-400}" python3 benchmarks/bench.py --out "$OUT" $BENCH 2>&1 \
+    | tee "$OUT/bench.log" | grep -v "━" || status=1
+fi
+exit $status
