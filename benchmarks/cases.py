@@ -105,22 +105,42 @@ def parse_case(text: str) -> Case:
         raise CaseError(f"case {text!r}: {err}") from None
 
 
-def parse_cases(text: str) -> list[Case]:
-    """A comma list of cases (``--cases``); duplicates are dropped, order kept."""
-    cases = [parse_case(part) for part in text.split(",") if part.strip()]
-    if not cases:
-        raise CaseError(f"--cases: expected at least one mode:T:H:K[:holes], got {text!r}")
-    return list(dict.fromkeys(cases))
+def _grid(holes: bool, quick: bool = False) -> list[Case]:
+    batches = (1, 128) if quick else (1, 8, 32, 128)
+    heads = (8, 64) if quick else (8, 16, 32, 64, 128)
+    cases = [Case("decode", b, h, 2176 if holes else 2048, holes) for b in batches for h in heads]
+    if holes:
+        cases += [Case("prefill", 4096, h, 2176, True) for h in ((64,) if quick else (32, 64))]
+    return cases
+
+
+# Named sets for --cases; k2048 + holes = full, in two device calls of under 10 minutes.
+PRESETS = {
+    "full": lambda: _grid(False) + _grid(True),
+    "quick": lambda: _grid(False, quick=True) + _grid(True, quick=True),
+    "k2048": lambda: _grid(False),
+    "holes": lambda: _grid(True),
+}
 
 
 def default_cases(quick: bool = False) -> list[Case]:
     """Decode b x H at K=2048 and at K=2176 with holes, then prefill T=4096."""
-    batches = (1, 128) if quick else (1, 8, 32, 128)
-    heads = (8, 64) if quick else (8, 16, 32, 64, 128)
-    cases = [Case("decode", b, h, 2048) for b in batches for h in heads]
-    cases += [Case("decode", b, h, 2176, holes=True) for b in batches for h in heads]
-    cases += [Case("prefill", 4096, h, 2176, holes=True) for h in ((64,) if quick else (32, 64))]
-    return cases
+    return PRESETS["quick" if quick else "full"]()
+
+
+def parse_cases(text: str) -> list[Case]:
+    """A comma list of cases and preset names (``--cases``); duplicates dropped, order kept."""
+    cases = []
+    for part in (p.strip() for p in text.split(",")):
+        if part in PRESETS:
+            cases += PRESETS[part]()
+        elif part:
+            cases.append(parse_case(part))
+    if not cases:
+        raise CaseError(
+            f"expected mode:T:H:K[:holes] cases or presets ({', '.join(PRESETS)}), got {text!r}"
+        )
+    return list(dict.fromkeys(cases))
 
 
 def check_pool_slots(num_slots: int) -> int:

@@ -4,13 +4,14 @@ JAX (``time_jax``): one jitted ``lax.fori_loop`` makes ``n x R`` calls (whole pa
 over the R index sets of ``cases.Inputs``), call ``i`` reading set ``i % R``; q, the
 pool and the index sets are arguments of the jitted function, never closure
 constants, and each call's output is the loop carry, so XLA can neither hoist nor
-drop a call. Per call the loop also
-selects its index set (a dynamic slice of ``[R, T, K]`` int32, fused into the
-implementation's own index preparation where it has one). After a warm-up, ``n`` is
-raised until one loop (a round) lasts ``min_round_s`` (20 ms: a 20 us call is not
-timed over 1 ms of work, where launch latency and clock ramp-up dominate); the result
-is the median over rounds of round time / calls, host dispatch of the one executable
-per round included (tens of microseconds in 20 ms).
+drop a call. Per call the loop also selects its index set (a dynamic slice of
+``[R, T, K]`` int32, fused into the implementation's own index preparation where it
+has one). ``n`` is sized from a lower bound on the call's time and checked by running
+the loop, so that one loop (a round) lasts at least ``min_round_s`` (20 ms: a 20 us
+call is not timed over 1 ms of work, where launch latency and clock ramp-up
+dominate). After a warm-up run of that loop, the result is the median over rounds of
+round time / calls, host dispatch of the one executable per round included (tens of
+microseconds in 20 ms).
 
 torch (``time_torch``): the R calls are captured in a CUDA graph and replayed by
 ``triton.testing.do_bench_cudagraph`` (a graph of ``min_round_s`` of calls, median of
@@ -32,6 +33,7 @@ import jax.numpy as jnp
 
 MIN_ROUND_S = 0.02
 MAX_CALLS = 1 << 16  # per round, whatever the calibration says
+MAX_ROUND_FACTOR = 10  # a first loop longer than this many min_round_s is shortened
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,29 +66,39 @@ def _loop(fn: Callable, num_calls: int, q, pool, indices, topk_lens):
     return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init)
 
 
-def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions):
+def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions, *, guess_us: float = 0.0):
     """``fn(q, pool, indices [T, K], topk_lens [T] | None) -> (out, lse)``, hashable
     (a module-level function or a ``functools.partial`` of one), traced under jit.
 
-    Returns the ``Timing`` and the outputs of the timed loop's last call, which read
-    the last index set (every loop makes whole passes over the R sets): the accuracy
-    check is made on what was timed."""
+    ``guess_us`` (a lower bound on the time per call, 0 when unknown) sizes the first
+    loop, so that usually one compile serves both warm-up and rounds; a loop that runs
+    shorter than ``min_round_s`` is recompiled longer. Returns the ``Timing`` and the
+    outputs of the timed loop's last call, which read the last index set (every loop
+    makes whole passes over the R sets): the accuracy check is made on what was timed."""
     rotations = int(indices.shape[0])
+    max_passes = max(1, MAX_CALLS // rotations)
     outputs = None
 
-    def run(num_calls: int) -> float:
+    def run(passes: int) -> float:
         nonlocal outputs
         start = time.perf_counter()
-        outputs = jax.block_until_ready(_loop(fn, num_calls, q, pool, indices, topk_lens))
+        outputs = jax.block_until_ready(_loop(fn, passes * rotations, q, pool, indices, topk_lens))
         return time.perf_counter() - start
 
-    run(rotations)  # compile and warm up
-    one_pass = run(rotations)
-    passes = max(1, math.ceil(options.min_round_s / max(one_pass, 1e-9)))
-    num_calls = min(max(1, MAX_CALLS // rotations), passes) * rotations
-    if num_calls != rotations:
-        run(num_calls)  # compile and warm up the timed loop
-    rounds = tuple(run(num_calls) / num_calls * 1e6 for _ in range(options.rounds))
+    passes = 1 if guess_us <= 0 else math.ceil(options.min_round_s / (guess_us * 1e-6 * rotations))
+    passes = min(max_passes, passes)
+    run(passes)  # compile and warm up
+    elapsed = run(passes)
+    for _ in range(3):  # resize a loop far off the target (aim at 1.5x min_round_s), recompiled
+        too_short = elapsed < options.min_round_s and passes < max_passes
+        too_long = elapsed > MAX_ROUND_FACTOR * options.min_round_s and passes > 1
+        if not (too_short or too_long):
+            break
+        passes = min(max_passes, max(1, math.ceil(passes * 1.5 * options.min_round_s / max(elapsed, 1e-9))))
+        run(passes)
+        elapsed = run(passes)
+    num_calls = passes * rotations
+    rounds = tuple(run(passes) / num_calls * 1e6 for _ in range(options.rounds))
     return Timing(statistics.median(rounds), rounds, num_calls), outputs
 
 

@@ -83,7 +83,7 @@ def test_cpu_smoke_run_json(tmp_path):
         (["--cases", "verify:1:8:64"], "mode: expected one of"),
         (["--cases", "decode:1:8:64:holez"], "expected mode:T:H:K"),
         (["--cases", "decode:1:8:4:holes"], "at least 7 columns"),
-        (["--cases", ","], "at least one"),
+        (["--cases", ","], "cases or presets"),
         (["--rounds", "0"], "--rounds: expected a positive integer, got 0"),
         (["--rotations", "-1"], "--rotations: expected a positive integer"),
         (["--pool-slots", "1000"], "multiple of 64"),
@@ -114,6 +114,8 @@ def test_cases_round_trip_and_defaults():
     full = cases.default_cases()
     assert len(full) == 4 * 5 * 2 + 2 and len(set(full)) == len(full)
     assert cases.parse_cases("decode:1:8:64,decode:1:8:64") == [cases.Case("decode", 1, 8, 64)]
+    assert cases.parse_cases("k2048,holes") == full and cases.parse_cases("full") == full
+    assert len(cases.parse_cases("quick")) == 9
     assert (
         cases.Case("decode", 128, 8, 2048).flops(2048) == 128 * 8 * 2 * 2 * 512 * 2048
     )  # 4.19 MFLOP x H per token
