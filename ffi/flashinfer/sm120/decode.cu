@@ -154,7 +154,7 @@ extern "C" int jax_glm_nope_flashinfer_decode_splits(int topk) {
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeFlashInferSm120Decode, jax_glm_nope::flashinfer_sm120::decode_impl,
-                              jax_glm_nope::flashinfer_sm120::bind_attention()
+                              jax_glm_nope::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>()   // lse
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // mid_out

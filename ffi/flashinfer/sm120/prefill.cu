@@ -80,7 +80,7 @@ ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF
 }  // namespace jax_glm_nope::flashinfer_sm120
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeFlashInferSm120Prefill, jax_glm_nope::flashinfer_sm120::prefill_impl,
-                              jax_glm_nope::flashinfer_sm120::bind_attention()
+                              jax_glm_nope::bind_attention()
                                   .Ret<xla::ffi::Buffer<xla::ffi::BF16>>()  // out
                                   .Ret<xla::ffi::Buffer<xla::ffi::F32>>(),  // lse
                               {xla::ffi::Traits::kCmdBufferCompatible});
