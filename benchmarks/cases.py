@@ -137,9 +137,7 @@ def parse_cases(text: str) -> list[Case]:
         elif part:
             cases.append(parse_case(part))
     if not cases:
-        raise CaseError(
-            f"expected mode:T:H:K[:holes] cases or presets ({', '.join(PRESETS)}), got {text!r}"
-        )
+        raise CaseError(f"expected mode:T:H:K[:holes] cases or presets ({', '.join(PRESETS)}), got {text!r}")
     return list(dict.fromkeys(cases))
 
 
