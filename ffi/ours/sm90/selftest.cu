@@ -276,6 +276,8 @@ void reference(Case& c) {
 }
 
 // ---------------------------------------------------------------- device runs
+bool g_cp_async = false;  // gather engine for the correctness runs
+
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
   uint8_t* pool = nullptr;
@@ -332,6 +334,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.num_splits = splits;
   p.blocks_per_split = sm90::blocks_per_split_of(c.topk, splits);
   p.sm_scale = c.sm_scale;
+  p.gather_cp_async = g_cp_async;
   return p;
 }
 
@@ -457,9 +460,9 @@ void correctness_case(Case& c, int sm_count) {
       ++g_failures;
       std::printf("  FAIL %s S=%d: bits differ on repeat\n", c.name.c_str(), s);
     }
-    std::printf("%-34s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
+    std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_cp_async ? "[cp.async] " : "", c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -597,6 +600,7 @@ void benchmark(int sm_count, FILE* csv) {
   struct Row {
     int tokens, heads, topk, row_bytes;
     bool invariant;
+    bool cp_async = false;
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -605,6 +609,8 @@ void benchmark(int sm_count, FILE* csv) {
   for (int heads : {8, 32})
     for (int tokens : {1, 128}) rows.push_back({tokens, heads, 2048, 528, true});
   rows.push_back({128, 16, 2048, 656, false});
+  for (int heads : {8, 16, 32})
+    for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, true});
   for (int heads : {16, 32}) {
     rows.push_back({4096, heads, 2176, 528, false});
     rows.push_back({4096, heads, 2176, 528, true});
@@ -645,16 +651,18 @@ void benchmark(int sm_count, FILE* csv) {
     p.num_splits = splits;
     p.blocks_per_split = sm90::blocks_per_split_of(r.topk, splits);
     p.sm_scale = 0.0625f;
+    p.gather_cp_async = r.cp_async;
     const float us = time_graph([&](cudaStream_t s) { return sm90::launch_sparse_mla(p, s); },
                                 r.tokens >= 4096 ? 5 : 20);
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
+    const char* rule = r.cp_async ? "batch+cpas" : (r.invariant ? "invariant" : "batch");
     std::printf("%-6d %-3d %-5d %-4d %-10s %-3d %9.2f %8.2f %9.1f\n", r.tokens, r.heads, r.topk,
-                r.row_bytes, r.invariant ? "invariant" : "batch", splits, us,
+                r.row_bytes, rule, splits, us,
                 rows_bytes / us * 1e-6, flops / us * 1e-6);
     if (csv)
       std::fprintf(csv, "%d,%d,%d,%d,%s,%d,%.3f,%.3f,%.2f\n", r.tokens, r.heads, r.topk,
-                   r.row_bytes, r.invariant ? "invariant" : "batch", splits, us,
+                   r.row_bytes, rule, splits, us,
                    rows_bytes / us * 1e-6, flops / us * 1e-6);
   }
   // The floor, same rows: b = 128 and T = 4096, K = 2048.
@@ -836,6 +844,15 @@ int main(int argc, char** argv) {
       if (rule == 0 && !same) ++g_failures;
     }
     release(d);
+  }
+  {
+    g_cp_async = true;  // the 16-byte cp.async gather engine on two cases
+    Case c = make("tame glm-kpool", 6, 16, 2176, 528, 50000, tame_scale, kTame, 1);
+    correctness_case(c, sm_count);
+    Case d = make("wide tiles 2^+-12, rows e^+-4", 4, 32, 2176, 656, 40000, 1.0f / 4096.0f,
+                  kWideTiles, 0);
+    correctness_case(d, sm_count);
+    g_cp_async = false;
   }
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 

@@ -70,6 +70,9 @@ struct SparseMlaParams {
   int num_splits = 1;        // splits per token
   int blocks_per_split = 1;  // 64-candidate blocks per split
   float sm_scale = 1.0f;
+  // Gather engine: false = one 528-byte cp.async.bulk per row (the default), true =
+  // 33 x 16-byte cp.async per row spread over the producer's lanes (for comparison).
+  bool gather_cp_async = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -156,6 +159,15 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t b
       "l"(src), "r"(bytes), "r"(smem_u32(bar))
       : "memory");
 }
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src)
+               : "memory");
+}
+// The mbarrier gets this thread's arrival once all its earlier cp.async have landed.
+__device__ __forceinline__ void cp_async_arrive(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar))
+               : "memory");
+}
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -223,7 +235,7 @@ struct Smem {
   static constexpr int kRedSum = kRedMax + kConsumerWarps * kHeadsPad * 4;
   static constexpr int kFlags = kRedSum + kConsumerWarps * kHeadsPad * 4;
   static constexpr int kFactor = kFlags + NS * kBlockRows * 4;
-  static constexpr int kBad = kFactor + kHeadsPad * 4;
+  static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
   static constexpr int kBound = kBad + kHeadsPad * 4 + 16;
   static constexpr int kBars = (kBound + 2 * kConsumerWarps * kHeadsPad * 4 + 15) / 16 * 16;
   static constexpr int kBytes = kBars + 2 * NS * 8;
@@ -239,7 +251,7 @@ constexpr int stages_for() {
 // ---------------------------------------------------------------------------
 // The attention kernel.
 
-template <int NT, int NS>
+template <int NT, int NS, bool kCpAsync>
 __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
   using S = Smem<NT, NS>;
   constexpr int HP = S::kHeadsPad;
@@ -250,7 +262,11 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
   float* red_max = reinterpret_cast<float*>(smem + S::kRedMax);
   float* red_sum = reinterpret_cast<float*>(smem + S::kRedSum);
   int* flags = reinterpret_cast<int*>(smem + S::kFlags);
-  float* qfactor = reinterpret_cast<float*>(smem + S::kFactor);
+  // The per-head score factor f = sm_scale log2(e) 2^e1, applied before the tile scale
+  // when |f| <= 1 (pre) and after the tile sum otherwise (post), so that no product
+  // overflows unless the score itself does.
+  float* qpre = reinterpret_cast<float*>(smem + S::kFactor);
+  float* qpost = qpre + HP;
   int* bad_head = reinterpret_cast<int*>(smem + S::kBad);
   int* bad_all = bad_head + HP;
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
@@ -270,7 +286,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], 1);
+      ptx::mbar_init(&full[s], kCpAsync ? 32 : 1);
       ptx::mbar_init(&empty[s], kConsumerWarps);
     }
     *bad_all = 0;
@@ -308,6 +324,20 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
       flags[stage * kBlockRows + lane + 32] = a1;
       const uint32_t n = __popc(__ballot_sync(~0u, a0)) + __popc(__ballot_sync(~0u, a1));
       __syncwarp();
+      if (kCpAsync) {
+        // Row r's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
+        for (int r = 0; r < kBlockRows; ++r) {
+          const int idx = __shfl_sync(~0u, r < 32 ? i0 : i1, r & 31);
+          if (idx < 0 || int64_t(idx) >= p.num_slots) continue;
+          const uint8_t* src = p.pool + int64_t(idx) * p.row_bytes;
+          uint8_t* dst = rows + r * kRowBytes;
+          ptx::cp_async16(dst + lane * 16, src + lane * 16);
+          if (lane == 0) ptx::cp_async16(dst + 512, src + 512);
+        }
+        ptx::cp_async_arrive(&full[stage]);  // fires when this lane's copies land
+        (void)n;
+        continue;
+      }
       if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
       __syncwarp();
       if (a0)
@@ -364,7 +394,9 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
         make_uint4(packed[4], packed[5], packed[6], packed[7]);
     if (lane == 0) {
       // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
-      qfactor[h] = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
+      const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
+      qpre[h] = fabsf(f) <= 1.0f ? f : 1.0f;
+      qpost[h] = fabsf(f) <= 1.0f ? 1.0f : f;
       bad_head[h] = bad;
     }
   }
@@ -410,9 +442,9 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
 #pragma unroll
       for (int e = 0; e < 4; ++e) sc[j][e] = 0.0f;
     const uint8_t* arow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
-    // Not unrolled: one tile's 8 k-steps x NT MMAs are independent enough, and the
-    // registers go to the value accumulator.
-#pragma unroll 1
+    // Unrolled up to 16 heads (four independent MMA chains); above, one tile's 8 k-steps
+    // x NT MMAs are independent enough and the registers go to the value accumulator.
+#pragma unroll(NT <= 2 ? 4 : 1)
     for (int t = 0; t < L::kNumTiles; ++t) {
       float acc[NT][4];
 #pragma unroll
@@ -449,7 +481,8 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
         for (int e = 0; e < 4; ++e) {
           const float v = acc[j][e];
           bad_bits |= uint32_t(isnan(v)) << (2 * j + (e & 1));
-          sc[j][e] += clamp_finite(v * (e < 2 ? s_a : s_b));
+          const float pre = qpre[8 * j + 2 * q4 + (e & 1)];
+          sc[j][e] += clamp_finite((v * pre) * (e < 2 ? s_a : s_b));
         }
     }
     const bool act_a = fl[c_a] != 0, act_b = fl[c_b] != 0;
@@ -457,9 +490,10 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        // Read from shared memory each block: registers go to the value accumulator.
-        const float factor = qfactor[8 * j + 2 * q4 + (e & 1)];
-        const float v = fmaxf(clamp_finite(sc[j][e]) * factor, -FLT_MAX);  // +inf stays
+        // A saturated sum is a score that overflows float32: +inf (the max) or -FLT_MAX.
+        const float post = qpost[8 * j + 2 * q4 + (e & 1)];
+        float v = clamp_finite(sc[j][e]) * post;
+        v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
         sc[j][e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
       }
     // Block maximum per head over this warp's 16 candidates.
@@ -559,16 +593,17 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
       for (int kk = 0; kk < 4; ++kk) {
         const float2 x = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4);
         const float2 y = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4 + 8);
-        big = fmaxf(big, fabsf((x.x * s_w[kk][0]) * rl_b[j]));
-        big = fmaxf(big, fabsf((x.y * s_w[kk][1]) * rl_b[j]));
-        big = fmaxf(big, fabsf((y.x * s_w[kk][2]) * rl_b[j]));
-        big = fmaxf(big, fabsf((y.y * s_w[kk][3]) * rl_b[j]));
+        big = fmaxf(big, fabsf(x.x * s_w[kk][0]));
+        big = fmaxf(big, fabsf(x.y * s_w[kk][1]));
+        big = fmaxf(big, fabsf(y.x * s_w[kk][2]));
+        big = fmaxf(big, fabsf(y.y * s_w[kk][3]));
       }
       big = fmaxf(big, __shfl_xor_sync(~0u, big, 1));
       big = fmaxf(big, __shfl_xor_sync(~0u, big, 2));
+      big *= rl_b[j];  // rl <= 1
       const float bound = fmaxf(bound_s[8 * j + g] * alpha_b[j], big);
       const int f_new = exponent_bound(bound);
-      down_b[j] = pow2(-f_new);
+      down_b[j] = pow2(-f_new) * rl_b[j];  // 2^-F / l: U = (p s) down, |U| < 1
       delta_b[j] = f_s[8 * j + g] - f_new;
       __syncwarp();
       if (q4 == 0) {
@@ -601,10 +636,8 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
         const float2 x = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4);
         const float2 y = *reinterpret_cast<const float2*>(prow + 16 * kk + 2 * q4 + 8);
         const float k = down_b[j];
-        bfrag[j][0] = pack_f16x2(((x.x * s_w[kk][0]) * rl_b[j]) * k,
-                                 ((x.y * s_w[kk][1]) * rl_b[j]) * k);
-        bfrag[j][1] = pack_f16x2(((y.x * s_w[kk][2]) * rl_b[j]) * k,
-                                 ((y.y * s_w[kk][3]) * rl_b[j]) * k);
+        bfrag[j][0] = pack_f16x2((x.x * s_w[kk][0]) * k, (x.y * s_w[kk][1]) * k);
+        bfrag[j][1] = pack_f16x2((y.x * s_w[kk][2]) * k, (y.y * s_w[kk][3]) * k);
       }
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
@@ -741,7 +774,7 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
 template <int NT>
 cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   constexpr int NS = stages_for<NT>();
-  auto kernel = sparse_mla_kernel<NT, NS>;
+  auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
   constexpr int bytes = Smem<NT, NS>::kBytes;
   cudaError_t status =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
