@@ -48,8 +48,13 @@ def _inputs(seed, num_tokens, num_heads, num_candidates):
 
 def _count(path, pythonpath, kwargs):
     env = dict(os.environ, PYTHONPATH=pythonpath)
+    # cwd: a folder holding no jax_glm_nope, so PYTHONPATH alone decides which one loads.
     result = subprocess.run(
-        [sys.executable, "-c", _COUNT, path, json.dumps(kwargs)], env=env, capture_output=True, text=True
+        [sys.executable, "-c", _COUNT, path, json.dumps(kwargs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(path),
     )
     if result.returncode:
         return {"error": result.stderr.strip().splitlines()[-1]}
@@ -69,6 +74,8 @@ def main() -> int:
             np.savez(path, q=q, pool=pool, indices=indices)
             new = _count(path, here, {"implementation": "pallas"})
             row = {"T": t, "H": h, "K": k, "now": new}
+            if "error" in new:
+                print(new["error"], file=sys.stderr)
             if args.old:
                 row["0.1.0"] = _count(path, os.path.abspath(args.old), {"backend": "pallas"})
             failed |= new.get("nan_tokens", 1) != 0
