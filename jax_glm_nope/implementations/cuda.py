@@ -1,8 +1,14 @@
 """The ``cuda`` implementation: this project's own Hopper (sm_90a) sparse-MLA kernel
-through the native library. Design and measurements: docs/cuda_sm90.md.
+through the native library (family S, 1-32 heads). Design and measurements:
+docs/cuda_sm90.md.
 
-Not yet taken by ``implementation=None`` (see ``dispatch.SPARSE_MLA``): it joins the
-automatic choice once the GPU suite passes on the H200.
+Not yet taken by ``implementation=None`` (see ``dispatch.SPARSE_MLA``): correct on the
+H200, but not yet faster than the alternatives everywhere it serves.
+
+Option ``batch_invariant`` (default False): split the candidates by a rule of (H, K)
+only, so a token's bits do not depend on the other tokens of the call (decode, verify
+and prefill of one token agree bit for bit); it costs 20-30% at large T. The default
+sizes the split to fill the GPU once for this T.
 """
 
 from __future__ import annotations
@@ -11,16 +17,19 @@ import functools
 
 import jax.numpy as jnp
 
+from .. import device as device_mod
 from .. import native
 from ..native import targets
+from ..validate import check_bool
 from .batching import kernel_call
 
-OPTIONS = ()
+OPTIONS = ("batch_invariant",)
 COMPUTE_CAPABILITY = (9, 0)
-MAX_HEADS = 32  # heads the kernel family written so far serves (1-32)
+MAX_HEADS = targets.SM90_MAX_HEADS  # family S; 33-128 heads are the next kernel family
 
 
-def device_unsupported(device, **_) -> str | None:
+def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | None:
+    check_bool(batch_invariant, "batch_invariant")
     if not device.is_cuda or device.compute_capability != COMPUTE_CAPABILITY:
         return "this project's CUDA kernels are built for Hopper (sm_90a, compute capability 9.0)"
     return native.unavailable_reason()
@@ -32,18 +41,27 @@ def shapes_unsupported(shapes, **_) -> str | None:
     return None
 
 
-def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
+def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant: bool) -> int:
+    if batch_invariant:
+        return targets.sm90_num_splits(num_heads, num_candidates)
+    sm_count = device_mod.current().sm_count or 132
+    return targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
+
+
+def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool):
     targets.load_library()
-    if q.shape[0] == 0:
+    num_tokens, num_heads, _ = q.shape
+    if num_tokens == 0:
         return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros(q.shape[:2], jnp.float32)
-    return targets.sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale)
+    count = splits(num_tokens, num_heads, indices.shape[1], batch_invariant)
+    return targets.sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale, count)
 
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
-def _kernel_call(sm_scale: float):
-    return kernel_call("cuda", functools.partial(_attend, sm_scale=sm_scale))
+def _kernel_call(sm_scale: float, batch_invariant: bool):
+    return kernel_call("cuda", functools.partial(_attend, sm_scale=sm_scale, batch_invariant=batch_invariant))
 
 
-def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
+def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, batch_invariant: bool = False):
     """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
-    return _kernel_call(float(sm_scale))(q, pool, indices, topk_lens)
+    return _kernel_call(float(sm_scale), bool(batch_invariant))(q, pool, indices, topk_lens)

@@ -124,19 +124,58 @@ def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
     )
 
 
-def sm90_scratch_shapes(num_tokens: int, num_heads: int, num_candidates: int) -> tuple:
-    """Scratch results of our SM90 kernel (none yet: the kernel is being written)."""
-    return ()
+# Mirrors ffi/ours/sm90/sparse_mla_kernel.cuh (tested against the compiled rule).
+SM90_BLOCK_ROWS = 64  # candidates per block
+SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
+SM90_MAX_HEADS = 32
 
 
-def sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale: float):
-    """Our SM90 sparse MLA: ``(out [T,H,512] bf16, lse [T,H] f32)``."""
-    scratch = sm90_scratch_shapes(*q.shape[:2], indices.shape[1])
-    results = _attention_results(q, *(jax.ShapeDtypeStruct(s, d) for s, d in scratch))
-    out, lse, *_ = jax.ffi.ffi_call(SM90_SPARSE_MLA, results)(
+def sm90_splits_of(num_candidates: int, blocks_per_split: int) -> int:
+    blocks = -(-num_candidates // SM90_BLOCK_ROWS)
+    return -(-blocks // blocks_per_split)
+
+
+def sm90_num_splits(num_heads: int, num_candidates: int) -> int:
+    """The batch-invariant rule: a function of (H, K) only (eight 64-row blocks per split)."""
+    return sm90_splits_of(num_candidates, SM90_INVARIANT_BLOCKS_PER_SPLIT)
+
+
+def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, sm_count: int) -> int:
+    """The batch-sized rule: one wave of resident CTAs (two per SM up to 16 heads)."""
+    blocks = -(-num_candidates // SM90_BLOCK_ROWS)
+    target = (2 if num_heads <= 16 else 1) * max(sm_count, 1)
+    per_split = min(max(-(-(blocks * max(num_tokens, 1)) // target), 1), blocks)
+    return sm90_splits_of(num_candidates, per_split)
+
+
+def sm90_scratch_shapes(num_tokens: int, num_heads: int, splits: int) -> tuple:
+    """``(part_out [T, P, H, 512], part_lse [T, P, H])`` f32 with ``P = splits`` when
+    ``splits > 1``, else ``P = 0`` (the kernel then writes out and lse itself)."""
+    rows = splits if splits > 1 else 0
+    return (num_tokens, rows, num_heads, layout.HEAD_DIM), (num_tokens, rows, num_heads)
+
+
+def sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale: float, splits: int):
+    """Our SM90 sparse MLA: ``(out [T,H,512] bf16, lse [T,H] f32)``; the handler reads the
+    split count from the scratch shape."""
+    part_out, part_lse = sm90_scratch_shapes(*q.shape[:2], splits)
+    results = _attention_results(
+        q, jax.ShapeDtypeStruct(part_out, jnp.float32), jax.ShapeDtypeStruct(part_lse, jnp.float32)
+    )
+    out, lse, _, _ = jax.ffi.ffi_call(SM90_SPARSE_MLA, results)(
         q, pool, indices, topk_lens, sm_scale=np.float32(sm_scale)
     )
     return out, lse
+
+
+def cxx_sm90_split_rules(library: ctypes.CDLL, num_tokens, num_heads, num_candidates, sm_count):
+    """``(invariant, batch, scratch rows of batch)`` as the compiled C++ computes them."""
+    batch = library.jax_glm_nope_sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
+    return (
+        library.jax_glm_nope_sm90_num_splits(num_heads, num_candidates),
+        batch,
+        library.jax_glm_nope_sm90_scratch_splits(batch),
+    )
 
 
 def write_kv_call(pool2d, latent, slots):

@@ -27,7 +27,7 @@ FLASHINFER_REQUIREMENT = f"flashinfer-python=={FLASHINFER_VERSION}"
 # as shipped in flashinfer-python 0.7.4.
 FLASHINFER_HEADER_SHA256 = "ad08ac2fb59f089e11e433430ceeb72c04360c8fc4762d40465d9c5698948679"
 DEFAULT_NVCC = "/usr/local/cuda/bin/nvcc"
-INSTALL_FLASHINFER = f"pip install 'jax-glm-nope[flashinfer]' (which pins {FLASHINFER_REQUIREMENT})"
+INSTALL_FLASHINFER = f"pip install 'jax-glm-nope[ffi]' (which pins {FLASHINFER_REQUIREMENT})"
 
 
 class BuildError(RuntimeError):

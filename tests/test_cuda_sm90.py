@@ -1,0 +1,89 @@
+"""Our SM90 kernel's host side: the split rules mirrored in Python against the compiled
+C++, the lowered custom call, and its predicates (its numerics are in
+tests/test_attention.py::TestCudaGPU and in ffi/ours/sm90/selftest.cu)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jax_glm_nope as jgn
+from jax_glm_nope import device, native
+from jax_glm_nope.implementations import Shapes, cuda
+from jax_glm_nope.native import targets
+
+H200 = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
+
+
+@pytest.fixture(scope="module")
+def library():
+    return native.load_library(native.build.build(("sm_90a",), flashinfer=False))
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("num_candidates", [1, 63, 64, 65, 512, 2048, 2051, 2176, 65536])
+def test_split_rules_match_the_compiled_ones(library, num_candidates):
+    for num_tokens in (1, 2, 7, 32, 128, 4096, 65536):
+        for num_heads in (1, 8, 16, 17, 24, 32):
+            for sm_count in (1, 78, 132):
+                batch = targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
+                python = (
+                    targets.sm90_num_splits(num_heads, num_candidates),
+                    batch,
+                    targets.sm90_scratch_shapes(num_tokens, num_heads, batch)[1][1],
+                )
+                assert python == targets.cxx_sm90_split_rules(
+                    library, num_tokens, num_heads, num_candidates, sm_count
+                )
+
+
+def test_invariant_rule_ignores_the_batch():
+    assert {targets.sm90_num_splits(h, 2048) for h in (1, 8, 32)} == {4}
+    assert targets.sm90_num_splits(8, 2176) == 5
+
+
+def test_predicates():
+    assert cuda.device_unsupported(H200) in (None, native.unavailable_reason())
+    assert "sm_90a" in cuda.device_unsupported(device.Device("cuda", "NVIDIA RTX PRO 6000", (12, 0), 188))
+    assert "sm_90a" in cuda.device_unsupported(device.Device("cpu", "cpu"))
+    assert cuda.shapes_unsupported(Shapes(1, 32, 2048, 528, 100)) is None
+    assert "1-32" in cuda.shapes_unsupported(Shapes(1, 64, 2048, 528, 100))
+    with pytest.raises(TypeError, match="batch_invariant"):
+        cuda.device_unsupported(H200, batch_invariant="yes")
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("invariant", [False, True])
+def test_lowered_custom_call(library, invariant):
+    q = jax.ShapeDtypeStruct((128, 16, 512), jnp.bfloat16)
+    pool = jax.ShapeDtypeStruct((1000, 656), jnp.uint8)
+    idx = jax.ShapeDtypeStruct((128, 2051), jnp.int32)
+    lens = jax.ShapeDtypeStruct((128,), jnp.int32)
+    splits = (
+        targets.sm90_num_splits(16, 2051) if invariant else targets.sm90_batch_num_splits(128, 16, 2051, 132)
+    )
+    call = jax.jit(lambda *a: targets.sm90_sparse_mla_call(*a, 0.0625, splits))
+    text = call.trace(q, pool, idx, lens).lower(lowering_platforms=("cuda",)).as_text()
+    assert targets.SM90_SPARSE_MLA in text
+    assert "sm_scale = 6.250000e-02" in text
+    part_out, part_lse = targets.sm90_scratch_shapes(128, 16, splits)
+    assert f"tensor<{'x'.join(map(str, part_lse))}xf32>" in text
+    assert f"tensor<{'x'.join(map(str, part_out))}xf32>" in text
+
+
+def test_auto_does_not_take_cuda_yet():
+    from jax_glm_nope import dispatch
+
+    entry = next(e for e in dispatch.SPARSE_MLA if e.name == "cuda")
+    assert not entry.auto  # joins the automatic choice once it beats the alternatives (docs/cuda_sm90.md)
+
+
+def test_public_api_names_the_device_on_cpu():
+    pool = jgn.quantize(jnp.ones((4, 512)))
+    with pytest.raises(ValueError, match=r"implementation='cuda' cannot serve this call on cpu"):
+        jgn.sparse_mla(jnp.ones((1, 8, 512), jnp.bfloat16), pool, jnp.zeros((1, 4), jnp.int32), 0.1, implementation="cuda")
+    with pytest.raises(TypeError, match="batch_invariant"):
+        jgn.sparse_mla(
+            jnp.ones((1, 8, 512), jnp.bfloat16), pool, jnp.zeros((1, 4), jnp.int32), 0.1, implementation="pallas", batch_invariant=True
+        )
