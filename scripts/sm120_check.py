@@ -1,12 +1,17 @@
-"""Run FlashInfer's GLM53_NOPE kernels through the FFI bridge against the float64
-reference on hostile cases, and print the comparison (SM120/SM121 GPUs only).
+"""FlashInfer's GLM53_NOPE kernels through the public API (``sparse_mla(...,
+implementation="flashinfer")``, SM120/SM121 GPUs only) against the float64 reference on
+hostile cases; one line per case, and the exit status says whether all passed.
 
-Cases: GLM indexer rows (512 pools of 4 tokens + a tail of 0-3 tokens, 2051 columns)
-with missing pools (runs of four -1), holes at the start and the end, out-of-range
-ids, rows of only holes, rows with only a valid tail; slot 0 and every slot no
-candidate references hold NaN/Inf bytes; 528- and 656-byte rows; heads 8 and 32
-(plus 16, 24, 64, 128); decode (T <= 64) and prefill (T > 64); K = 2051 raw and padded
-to 2176 by ``pad_candidates``. Each case also runs twice to check identical bits.
+Cases: GLM indexer rows (``jax_glm_nope.testing.glm_candidate_rows``: 512 groups of 4
+slots, missing groups as runs of four -1, then a tail of 3; 2051 columns) made hostile
+per token (nothing active, holes at the start and out-of-range ids, only the tail valid,
+duplicates, a short ``topk_lens``); every row that no active candidate reads, slot 0
+included, holds NaN/Inf bytes (``poison_inactive``); 528- and 656-byte rows, flat and
+paged pools; heads 8 and 32 (plus 16, 24, 64, 128); decode (T <= 64) and prefill
+(T > 64); K = 2051 raw and padded to 2176 by ``pad_candidates``; and the wide-range
+cases of ``jax_glm_nope.testing.make_case`` (scores hundreds of nats apart). Each case
+runs twice and must give the same bits. The check is ``jax_glm_nope.testing.assert_spec3``,
+the test suite's.
 
     python scripts/sm120_check.py [--quick] [--json results.json]
 """
@@ -18,105 +23,143 @@ import json
 import pathlib
 import sys
 import time
-
-import numpy as np
+import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from numpy_ref import hostile_pool, np_sparse_mla  # noqa: E402
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
-from jax_glm_nope import bridge  # noqa: E402
+from jax_glm_nope import device, dispatch, layout  # noqa: E402
+from jax_glm_nope import testing as jt  # noqa: E402
+from jax_glm_nope.implementations import flashinfer  # noqa: E402
+from jax_glm_nope.native import targets  # noqa: E402
 
-OUT_RTOL = 5e-3  # SPEC 3
-LSE_ATOL = 1e-2
-POOLS, POOL_SIZE, TAIL = 512, 4, 3
-NUM_SLOTS = POOL_SIZE * 900
+NUM_SLOTS = 4096  # room for 512 distinct groups of 4, and a small float64 reference
 
 
-def glm_indices(rng, num_tokens: int) -> np.ndarray:
-    """[T, 2051] GLM indexer rows: expanded pools, then the tail pool, then -1."""
-    width = POOLS * POOL_SIZE + TAIL
-    rows = np.full((num_tokens, width), -1, np.int32)
+def glm_case(seed: int, fmt, num_tokens: int, num_heads: int, *, pad: bool, page_size: int | None) -> jt.Case:
+    """GLM indexer rows, made hostile token by token, over a pool poisoned where unread."""
+    rng = np.random.default_rng(seed)
+    rows = jt.glm_candidate_rows(rng, num_tokens, num_slots=NUM_SLOTS - 4)
+    rows = np.where(rows >= 0, rows + 4, rows)  # slots 0-3 (a whole group) never referenced
+    groups = rows.shape[1] - 3
     for t in range(num_tokens):
         kind = t % 6
-        pools = rng.choice(np.arange(1, NUM_SLOTS // POOL_SIZE - 1), POOLS, replace=False)  # never pool 0
-        expanded = (pools[:, None] * POOL_SIZE + np.arange(POOL_SIZE)).ravel().astype(np.int32)
-        missing = rng.choice(POOLS, rng.integers(1, 9), replace=False)
-        expanded.reshape(POOLS, POOL_SIZE)[missing] = -1  # missing pool groups: runs of four -1
-        tail_len = int(rng.integers(0, TAIL + 1))
-        tail = NUM_SLOTS - POOL_SIZE + np.arange(tail_len, dtype=np.int32)
-        rows[t, : POOLS * POOL_SIZE] = expanded
-        rows[t, POOLS * POOL_SIZE : POOLS * POOL_SIZE + tail_len] = tail
         if kind == 1:
             rows[t] = -1  # nothing active
         elif kind == 2:
             rows[t, :4] = -1  # holes at the start
-            rows[t, 100:103] = NUM_SLOTS + rng.integers(0, 50, 3)  # out of range
+            rows[t, 100:103] = [NUM_SLOTS, NUM_SLOTS + 17, np.iinfo(np.int32).max]  # out of range
         elif kind == 3:
-            rows[t, : POOLS * POOL_SIZE] = -1  # only the tail is valid
-            rows[t, POOLS * POOL_SIZE] = NUM_SLOTS - 1
+            rows[t, :groups] = -1  # only the tail is valid
         elif kind == 4:
             rows[t, 7] = rows[t, 8]  # a duplicate counts twice
-    return rows
-
-
-def run_case(name, fmt, num_tokens, num_heads, pad, seed, fn):
-    rng = np.random.default_rng(seed)
-    raw = glm_indices(rng, num_tokens)
     if pad:
-        indices, topk_lens = jgn.pad_candidates(jnp.asarray(raw))
-        indices, topk_lens = np.asarray(indices), np.asarray(topk_lens)
+        indices, topk_lens = (np.asarray(a) for a in jgn.pad_candidates(jnp.asarray(rows), 2176))
     else:
-        indices, topk_lens = raw, np.full((num_tokens,), raw.shape[1], np.int32)
-    referenced = [i for t in range(num_tokens) for i in indices[t, : topk_lens[t]]]
-    pool = hostile_pool(rng, NUM_SLOTS, fmt, referenced)
-    assert not np.isfinite(pool[0, 512:528].view("<f4")).all(), "slot 0 must hold NaN/Inf"
-    q = (rng.standard_normal((num_tokens, num_heads, 512)) * 0.5).astype(np.float32)
-    sm_scale = float(rng.uniform(0.02, 0.1))
-    q_bf16 = jnp.asarray(q).astype(jnp.bfloat16)
-    args = (q_bf16, jnp.asarray(pool), jnp.asarray(indices), jnp.asarray(topk_lens), sm_scale)
-    start = time.perf_counter()
-    out, lse = jax.block_until_ready(fn(*args))
-    seconds = time.perf_counter() - start
-    out2, lse2 = fn(*args)
-    repeat_same = bool(
-        np.array_equal(np.asarray(out2).view(np.uint16), np.asarray(out).view(np.uint16))
-        and np.array_equal(np.asarray(lse2).view(np.uint32), np.asarray(lse).view(np.uint32))
-    )
-    q_used = np.asarray(q_bf16.astype(jnp.float32))
-    out_ref, lse_ref = np_sparse_mla(q_used, pool, indices, topk_lens, sm_scale)
-    out = np.asarray(out.astype(jnp.float32), np.float64)
-    lse = np.asarray(lse, np.float64)
-    empty = np.isneginf(lse_ref)
-    rel = np.linalg.norm(out - out_ref, axis=-1) / np.maximum(np.linalg.norm(out_ref, axis=-1), 1e-30)
-    rel = np.where(empty, 0.0, rel)
-    lse_err = np.abs(np.where(empty, 0.0, lse - np.where(empty, 0.0, lse_ref)))
+        indices = rows
+        topk_lens = np.full((num_tokens,), rows.shape[1], np.int32)
+        topk_lens[5::6] = rng.integers(1, rows.shape[1], len(topk_lens[5::6]))  # short lengths
+    latent = rng.standard_normal((NUM_SLOTS, layout.HEAD_DIM)).astype(np.float32)
+    pool = jt.poison_inactive(jt.quantize_f64(latent, fmt), indices, topk_lens)
+    assert not np.isfinite(pool[0, 512:528].copy().view("<f4")).all(), "slot 0 must hold NaN/Inf"
+    if page_size is not None:
+        pool = pool.reshape(NUM_SLOTS // page_size, page_size, fmt.bytes_per_token)
+    q = (rng.standard_normal((num_tokens, num_heads, layout.HEAD_DIM)) * 0.5).astype(ml_dtypes.bfloat16)
+    label = f"glm-{'padded' if pad else 'raw'}{'-paged' if page_size else ''}"
+    return jt.Case(q, pool, indices, topk_lens, float(rng.uniform(0.02, 0.1)), label)
+
+
+def attend(q, pool, indices, topk_lens, sm_scale, implementation="flashinfer"):
+    return jgn.sparse_mla(q, pool, indices, sm_scale, topk_lens, implementation=implementation)
+
+
+FN = jax.jit(attend, static_argnums=(4, 5))
+
+
+def run_case(case: jt.Case) -> dict:
+    num_tokens, num_heads, _ = case.q.shape
+    num_candidates = case.indices.shape[1]
+    lens = None if case.topk_lens is None else jnp.asarray(case.topk_lens)
+    args = (jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), lens, case.sm_scale)
     result = {
-        "case": name,
-        "row_bytes": fmt.bytes_per_token,
+        "case": case.label,
+        "row_bytes": case.pool.shape[-1],
         "T": num_tokens,
         "H": num_heads,
-        "K": int(indices.shape[1]),
-        "target": "decode" if num_tokens <= 64 else "prefill",
-        "max_rel_l2": float(rel.max()),
-        "max_lse_err": float(lse_err.max()),
-        "nan": int(np.isnan(out).sum() + np.isnan(lse).sum()),
-        "empty_ok": bool(np.array_equal(np.isneginf(lse), empty) and (out[empty] == 0).all()),
-        "repeat_same": repeat_same,
-        "seconds_first_call": round(seconds, 3),
+        "K": num_candidates,
+        "target": "decode"
+        if flashinfer.plan(num_tokens, num_heads, num_candidates).target == targets.FLASHINFER_DECODE
+        else "prefill",
     }
-    result["pass"] = bool(
-        result["max_rel_l2"] <= OUT_RTOL
-        and result["max_lse_err"] <= LSE_ATOL
-        and result["nan"] == 0
-        and result["empty_ok"]
-        and repeat_same
-    )
+    try:
+        start = time.perf_counter()
+        out, lse = jax.block_until_ready(FN(*args))
+        result["seconds_first_call"] = round(time.perf_counter() - start, 3)
+        out2, lse2 = FN(*args)
+        result["repeat_same"] = bool(
+            np.array_equal(np.asarray(out2).view(np.uint16), np.asarray(out).view(np.uint16))
+            and np.array_equal(np.asarray(lse2).view(np.uint32), np.asarray(lse).view(np.uint32))
+        )
+        out = np.asarray(out.astype(jnp.float32))
+        lse = np.asarray(lse)
+        ref_out, ref_lse = case.reference()
+        out_err, lse_err = jt.spec3_errors(out, lse, ref_out, ref_lse)
+        result["max_rel_l2"] = float(out_err.max(initial=0))
+        result["max_lse_err"] = float(lse_err.max(initial=0))
+        result["nan"] = int(np.isnan(out).sum() + np.isnan(lse).sum())
+        result["nan_expected"] = int(np.isnan(ref_out).sum() + np.isnan(ref_lse).sum())
+        try:
+            jt.assert_spec3(out, lse, ref_out, ref_lse, label=case.label)
+            result["spec3"] = "ok"
+        except AssertionError as err:
+            result["spec3"] = str(err).splitlines()[0]
+        result["pass"] = result["spec3"] == "ok" and result["repeat_same"]
+    except Exception as err:  # report it and go on: one failing shape must not hide the rest
+        result.update({"pass": False, "error": f"{type(err).__name__}: {err}"})
     return result
+
+
+def print_result(r: dict) -> None:
+    head = (
+        f"{'PASS' if r['pass'] else 'FAIL'} {r['case']:<17} row {r['row_bytes']} T={r['T']:<4} "
+        f"H={r['H']:<4} K={r['K']:<5} {r['target']:<8}"
+    )
+    if "error" in r:
+        print(f"{head} {r['error']}", flush=True)
+        return
+    print(
+        f"{head} rel_l2 {r['max_rel_l2']:.2e}  lse_err {r['max_lse_err']:.2e}  nan {r['nan']} "
+        f"(expected {r['nan_expected']})  repeat_same {r['repeat_same']}"
+        + ("" if r["spec3"] == "ok" else f"  spec3: {r['spec3']}"),
+        flush=True,
+    )
+
+
+def cases(quick: bool):
+    heads = (8, 32) if quick else (8, 16, 24, 32, 64, 128)
+    tokens = (1, 64, 65) if quick else (1, 5, 64, 65, 200)
+    seed = 0
+    for fmt in layout.FORMATS:
+        for num_heads in heads:
+            for num_tokens in tokens:
+                for pad in (False, True):
+                    seed += 1
+                    page_size = 64 if seed % 3 == 0 else None
+                    yield glm_case(seed, fmt, num_tokens, num_heads, pad=pad, page_size=page_size)
+    wide = [(33, 32, 2176), (65, 24, 2051), (128, 64, 2048), (64, 8, 2176)]
+    for i, (num_tokens, num_heads, num_candidates) in enumerate(wide[:2] if quick else wide):
+        fmt = layout.PADDED if i % 2 else layout.COMPACT
+        case = jt.make_case(
+            100 + i, num_tokens, num_heads, num_candidates, num_slots=4096, fmt=fmt, wide=True, with_lens=True
+        )
+        case.label = "wide"
+        yield case
 
 
 def main(argv=None) -> int:
@@ -126,56 +169,49 @@ def main(argv=None) -> int:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
 
-    capability = bridge.cuda_compute_capability()
-    print(f"jax {jax.__version__}, devices {jax.devices()}, compute capability {capability}")
-    reason = bridge.unavailable_reason("cuda")
+    here = device.current()
+    print(f"jax {jax.__version__}, {here.describe()}, devices {jax.devices()}")
+    reason = dispatch.unsupported("sparse_mla", "flashinfer", here, None)
     if reason is not None:
-        print(f"cannot run the GLM targets here: {reason}")
+        print(f"implementation='flashinfer' cannot run here: {reason}")
         return 2
-    library = bridge.targets.load_library()  # builds on first use
-    print(f"bridge library: {library._name}")
+    library = targets.load_library()  # builds on first use (cached)
+    print(f"native library: {library._name}")
 
-    heads = (8, 32) if args.quick else (8, 16, 24, 32, 64, 128)
-    tokens = (1, 64, 65) if args.quick else (1, 5, 64, 65, 200)
-    fn = jax.jit(bridge.sparse_mla_flashinfer, static_argnums=4)
     results = []
-    seed = 0
-    for fmt in jgn.layout.FORMATS:
-        for num_heads in heads:
-            for num_tokens in tokens:
-                for pad in (False, True):
-                    seed += 1
-                    name = f"glm-{'padded' if pad else 'raw'}"
-                    results.append(run_case(name, fmt, num_tokens, num_heads, pad, seed, fn))
-                    r = results[-1]
-                    print(
-                        f"{'PASS' if r['pass'] else 'FAIL'} {r['case']:<10} row {r['row_bytes']} "
-                        f"T={r['T']:<4} H={r['H']:<4} K={r['K']:<5} {r['target']:<8} "
-                        f"rel_l2 {r['max_rel_l2']:.2e}  lse_err {r['max_lse_err']:.2e}  nan {r['nan']}  "
-                        f"empty_ok {r['empty_ok']}  repeat_same {r['repeat_same']}",
-                        flush=True,
-                    )
-    # The public API picks the same path.
+    for case in cases(args.quick):
+        results.append(run_case(case))
+        print_result(results[-1])
+
+    # implementation=None takes FlashInfer on this GPU: the same bits.
     try:
-        rng = np.random.default_rng(99)
-        indices = glm_indices(rng, 3)
-        pool = hostile_pool(rng, NUM_SLOTS, jgn.COMPACT, indices.ravel())
-        q = jnp.asarray(rng.standard_normal((3, 8, 512)), jnp.bfloat16)
-        out_api, _ = jgn.sparse_mla(q, jnp.asarray(pool), jnp.asarray(indices), 0.05, backend="flashinfer")
-        out_fi, _ = fn(q, jnp.asarray(pool), jnp.asarray(indices), jnp.full((3,), 2051, jnp.int32), 0.05)
-        same = np.array_equal(np.asarray(out_api).view(np.uint16), np.asarray(out_fi).view(np.uint16))
-        print(f"{'PASS' if same else 'FAIL'} public sparse_mla(backend='flashinfer') == bridge call: {same}")
-        results.append({"case": "public-api", "pass": bool(same)})
-    except Exception as err:  # report; the bridge results above still stand
-        print(f"FAIL public sparse_mla(backend='flashinfer'): {type(err).__name__}: {err}")
-        results.append({"case": "public-api", "pass": False, "error": str(err)})
+        case = glm_case(99, layout.COMPACT, 3, 8, pad=False, page_size=None)
+        call = (jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), None, 0.05)
+        chosen, _ = dispatch.choose("sparse_mla", None, None, {}, here)
+        out_auto, _ = FN(*call, None)
+        out_fi, _ = FN(*call, "flashinfer")
+        same = chosen == "flashinfer" and np.array_equal(
+            np.asarray(out_auto).view(np.uint16), np.asarray(out_fi).view(np.uint16)
+        )
+        verdict = "PASS" if same else "FAIL"
+        print(f"{verdict} implementation=None picks {chosen!r}, same bits as 'flashinfer': {same}")
+        results.append({"case": "auto-dispatch", "chosen": chosen, "pass": bool(same)})
+    except Exception as err:  # report; the results above still stand
+        traceback.print_exc()
+        results.append({"case": "auto-dispatch", "pass": False, "error": f"{type(err).__name__}: {err}"})
+
     failed = [r for r in results if not r["pass"]]
     print(
-        f"\n{len(results) - len(failed)}/{len(results)} cases pass (tolerances: rel L2 <= {OUT_RTOL}, "
-        f"|lse - ref| <= {LSE_ATOL})"
+        f"\n{len(results) - len(failed)}/{len(results)} cases pass (per-token relative L2 <= {jt.OUT_RTOL}, "
+        f"|lse - ref| <= {jt.LSE_TOL} * max(1, |ref|), NaN exactly where the reference has it)"
     )
     if args.json:
-        report = {"capability": capability, "results": results}
+        report = {
+            "device": here.describe(),
+            "jax": jax.__version__,
+            "library": library._name,
+            "results": results,
+        }
         pathlib.Path(args.json).write_text(json.dumps(report, indent=1))
     return 1 if failed else 0
 

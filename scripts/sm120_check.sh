@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# For an owner of an SM120/SM121 GPU (RTX 50xx, RTX PRO 6000 Blackwell, DGX Spark):
-# build the FFI bridge and run FlashInfer's GLM53_NOPE kernels against the float64
-# reference on hostile cases, printing the comparison; then the bridge's GPU tests.
+# For an owner of an SM120/SM121 GPU (RTX 50xx, RTX PRO 6000 Blackwell, DGX Spark): one
+# command that builds the native library with FlashInfer's SM120 adapters, runs
+# sparse_mla(..., implementation="flashinfer") against the float64 reference on hostile
+# cases (scripts/sm120_check.py), then the GPU tests that cover it.
 #
-#   pip install -e '.[ffi,test]'     # flashinfer-python==0.7.4 (its headers are all we use)
-#   scripts/sm120_check.sh           # writes sm120_check.log and sm120_check.json here
+#   pip install -e '.[cuda,test]' && pip install --no-deps flashinfer-python==0.7.4
+#                                         # (FlashInfer's headers are all we use; or '.[ffi]')
+#   scripts/sm120_check.sh                # writes sm120_check.log and sm120_check.json here
 #
 # Needs nvcc from CUDA 12.8 or newer (sm_120a). Pass --quick for heads 8 and 32 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 if ! "$python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('flashinfer') is None)"; then
-  echo "FlashInfer's headers are missing: pip install flashinfer-python==0.7.4 --no-deps" >&2
+  echo "FlashInfer's headers are missing: pip install --no-deps flashinfer-python==0.7.4" >&2
   exit 2
 fi
-"$python" -m jax_glm_nope.bridge
-"$python" scripts/sm120_check.py --json sm120_check.json "$@" 2>&1 | tee sm120_check.log
-"$python" -m pytest -q -rs tests/test_ffi_gpu.py 2>&1 | tee -a sm120_check.log
+# FlashInfer's headers are installed (checked above), so this build compiles its adapters
+# for sm_120a/sm_121a; headers other than 0.7.4's stop it, naming the fix.
+"$python" -m jax_glm_nope.native.build --archs sm_90a,sm_120a,sm_121a 2>&1 | tee sm120_check.log
+status=0
+"$python" scripts/sm120_check.py --json sm120_check.json "$@" 2>&1 | tee -a sm120_check.log || status=$?
+"$python" -m pytest -q -rs tests/test_attention.py::TestFlashInferGPU tests/test_kv_rows_gpu.py \
+  2>&1 | tee -a sm120_check.log || status=$?
+echo "sm120_check: exit status $status (0: every case and test passed)" | tee -a sm120_check.log
+exit "$status"
