@@ -84,7 +84,7 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     out = jnp.einsum("chkt,cktd->chtd", weights[..., None] * safe_scales[:, None], safe_codes, precision=hi)
     out = out.reshape(*q.shape[:2], HEAD_DIM)
     lse = jnp.where(total > 0, row_max[..., 0] + jnp.log(jnp.where(total > 0, total, 1.0)), -jnp.inf)
-    bad = bad_q | jnp.any(bad_row, axis=1)[:, None]
+    bad = (bad_q | jnp.any(bad_row, axis=1)[:, None]) & (total > 0)  # an empty head stays 0 / -inf
     return jnp.where(bad[..., None], jnp.nan, out), jnp.where(bad, jnp.nan, lse)
 
 

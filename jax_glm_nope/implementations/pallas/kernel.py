@@ -38,6 +38,7 @@ LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
 MMA_DTYPE = jnp.float16  # operands of both matrix products (see _row_codes)
 FLOAT32_MAX = float(jnp.finfo(jnp.float32).max)
+SCORE_SHIFT = 2.0**-16  # score-side scales are shifted by this, the per-head factor by its inverse
 
 
 def _gather(pool_ref, rows, active, start: int, width: int):
@@ -183,6 +184,7 @@ def _kernel(
     # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
     # queries' normalisation into one per-head factor.
     head_factor = query_peak * (sm_scale * LOG2E)
+    score_factor = jnp.minimum(jnp.maximum(head_factor * (1 / SCORE_SHIFT), -FLOAT32_MAX), FLOAT32_MAX)
     per_head = (lambda v: v[None, :]) if major else (lambda v: v[:, None])
     per_cand = (lambda v: v[:, None]) if major else (lambda v: v[None, :])
 
@@ -204,34 +206,34 @@ def _kernel(
         row_max, row_sum, acc, bad = carry
         active, scales, raw_codes = fetched
         codes = [_exact_fp16(raw) for raw in raw_codes]
+        # Per candidate (cheap): the score side's scales, shifted by 2^-16 so that no tile
+        # term (|q . codes| <= 128 * 448 < 2^16) overflows, and NaN where not finite.
+        score_scales = [jnp.where(jnp.abs(sc) <= FLOAT32_MAX, sc * SCORE_SHIFT, jnp.nan) for sc in scales]
         scores = None
-        flagged = None
         for c in range(NUM_TILES):
             # One 128-wide partial score per scale tile, scaled once per candidate.
             if major:
                 partial = _dot(codes[c], queries[c], trans_b=True)
             else:
                 partial = _dot(queries[c], codes[c], trans_b=True)
-            term = partial * per_cand(scales[c])
-            # Finite input gives a finite partial, so NaN here means a NaN code or scale;
-            # an infinite scale is caught by its own test.
-            nonfinite = (term != term) | per_cand(jnp.abs(scales[c]) > FLOAT32_MAX)
-            flagged = nonfinite if flagged is None else flagged | nonfinite
-            term = jnp.minimum(jnp.maximum(term, -FLOAT32_MAX), FLOAT32_MAX)
+            term = partial * per_cand(score_scales[c])  # finite for finite input
             scores = term if scores is None else scores + term  # may reach +-inf, never NaN
-        # sm_scale = 0 makes every score 0 (inf * 0 would be NaN); +inf stays, as the max.
-        scores = jnp.where(per_head(head_factor) == 0, 0.0, scores * per_head(head_factor))
-        scores = jnp.maximum(scores, -FLOAT32_MAX)
-        scores = jnp.where(per_cand(active), scores, -jnp.inf)
-        hit = jnp.where(flagged & per_cand(active), 1.0, 0.0)
+        # NaN here means a NaN code, a non-finite scale (made NaN above) or a NaN query.
+        hit = jnp.where((scores != scores) & per_cand(active), 1.0, 0.0)
         bad = jnp.maximum(bad, jnp.max(hit, axis=cand_axis))
+        if sm_scale == 0:  # static: every score is 0 (inf * 0 would be NaN)
+            scores = jnp.zeros_like(scores)
+        else:
+            scores = scores * per_head(score_factor)
+        # Clamped to the float32 range: a score that overflows becomes the largest, and
+        # the head's lse is then +inf (below), never NaN.
+        scores = jnp.minimum(jnp.maximum(scores, -FLOAT32_MAX), FLOAT32_MAX)
+        scores = jnp.where(per_cand(active), scores, -jnp.inf)
         new_max = jnp.maximum(row_max, jnp.max(scores, axis=cand_axis))
         # A head with nothing active yet keeps max -inf; subtract 0 so exp2 gives 0, not NaN.
         safe_max = jnp.where(new_max == -jnp.inf, 0.0, new_max)
-        # Equal maxima (inf == inf included) need no correction and give weight 1.
-        correction = jnp.where(row_max == new_max, 1.0, jnp.exp2(row_max - safe_max))
-        top = per_cand(active) & (scores == per_head(new_max))
-        probs = jnp.where(top, 1.0, jnp.exp2(scores - per_head(safe_max)))
+        correction = jnp.exp2(row_max - safe_max)
+        probs = jnp.exp2(scores - per_head(safe_max))
         new_sum = row_sum * correction + jnp.sum(probs, axis=cand_axis)
         # acc holds the running weighted mean, so it never exceeds the largest |value|:
         # new_sum >= 1 once anything is active (the maximum's weight is 1).
@@ -275,14 +277,16 @@ def _kernel(
     else:
         row_max, row_sum, acc, bad = lax.fori_loop(0, tiles_per_split, step, init)
     # Non-finite referenced input marks the head NaN in out and lse, never the empty
-    # sentinel; an empty head (row_sum exactly 0) gets out = 0, lse = -inf.
-    bad = bad > 0
+    # sentinel; an empty head gets out = 0, lse = -inf, whatever q is. Active scores are
+    # clamped to >= -FLOAT32_MAX, so the max stays -inf exactly when nothing is active.
+    nonempty = row_max != -jnp.inf
+    bad = (bad > 0) & nonempty
     for c in range(NUM_TILES):
         value = jnp.where(per_head(bad), jnp.nan, acc[c])
         value = (value.T if major else value).astype(out_ref.dtype)
         plgpu.store(out_ref.at[split, token, heads, pl.ds(c * TILE, TILE)], value)
-    nonempty = row_sum > 0
-    lse = jnp.where(nonempty, row_max * LN2 + jnp.log(jnp.where(nonempty, row_sum, 1.0)), -jnp.inf)
+    lse = jnp.where(nonempty, row_max * LN2 + jnp.log(jnp.where(row_sum > 0, row_sum, 1.0)), -jnp.inf)
+    lse = jnp.where(row_max >= FLOAT32_MAX, jnp.inf, lse)  # the true lse overflows float32
     plgpu.store(lse_ref.at[split, token, heads], jnp.where(bad, jnp.nan, lse))
 
 
