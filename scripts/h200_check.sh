@@ -2,7 +2,8 @@
 # One device call on an NVIDIA GPU: build the native library, then the GPU suite through
 # the public API (every implementation this GPU has), then optionally the benchmark.
 #   OUT=logs bash scripts/h200_check.sh [pytest -k expression]
-# BENCH="--cases ..." also runs benchmarks/bench.py with those arguments.
+# BENCH="--cases ..." also runs benchmarks/bench.py with those arguments; OLD_TREE=path (a
+# `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py.
 set -o pipefail
 OUT=${OUT:-h200_logs}
 mkdir -p "$OUT"
@@ -15,7 +16,7 @@ export JAX_GLM_NOPE_CACHE_DIR=${JAX_GLM_NOPE_CACHE_DIR:-/tmp/jgn_cache}
 {
   nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem --format=csv
   python3 -c "import jax, jaxlib; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__, jax.devices())"
-  git rev-parse HEAD 2>/dev/null || true
+  cat .revision 2>/dev/null
 } > "$OUT/environment.txt" 2>&1
 status=0
 start=$(date +%s)
@@ -26,6 +27,9 @@ tests="tests/test_attention.py"
 for extra in tests/test_kv_rows_gpu.py; do [ -f "$extra" ] && tests="$tests $extra"; done
 timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
   ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
+if [ -n "$OLD_TREE" ]; then  # the 0.1.0 Pallas NaN, before and after, same inputs
+  timeout 200 python3 scripts/pallas_nan_regression.py --old "$OLD_TREE" 2>&1 | tee "$OUT/nan_regression.log"
+fi
 if [ -n "$BENCH" ]; then
   timeout "${BENCH_TIMEOUT:-400}" python3 benchmarks/bench.py --out "$OUT" $BENCH 2>&1 \
     | tee "$OUT/bench.log" | grep -v "━" || status=1
