@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from . import dispatch, quant, validate
+from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import RowFormat
 
@@ -20,7 +21,7 @@ def sparse_mla(
     sm_scale: float,
     topk_lens: jax.Array | None = None,
     *,
-    implementation: str | None = None,
+    implementation: SparseMlaImplementation | None = None,
     **options,
 ) -> tuple[jax.Array, jax.Array]:
     """Sparse multi-head latent attention over cached FP8 rows.
@@ -88,7 +89,11 @@ def repack(pool: jax.Array, fmt: RowFormat | int) -> jax.Array:
 
 
 def write_kv(
-    pool: jax.Array, latent: jax.Array, slots: jax.Array, *, implementation: str | None = None
+    pool: jax.Array,
+    latent: jax.Array,
+    slots: jax.Array,
+    *,
+    implementation: WriteKvImplementation | None = None,
 ) -> jax.Array:
     """Quantize ``latent [T, 512]`` and store row ``t`` at slot ``slots[t]``.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from typing import Literal
 
 from . import device as device_mod
 from .implementations import Shapes
@@ -51,6 +52,10 @@ WRITE_KV = (
     Entry("xla", "jax_glm_nope.implementations.writes", "xla"),
 )
 TABLES = {"sparse_mla": SPARSE_MLA, "write_kv": WRITE_KV}
+# The names of the tables as types, for the public signatures (tests/test_typing.py
+# checks that each lists exactly its table's names, in order).
+SparseMlaImplementation = Literal["flashinfer", "cuda", "pallas", "reference"]
+WriteKvImplementation = Literal["cuda", "xla"]
 # An automatic write never compiles the native library; an explicit one may.
 AUTO_OPTIONS = {"write_kv": {"allow_build": False}, "sparse_mla": {}}
 
@@ -95,7 +100,10 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
                 "with implementation=..."
             )
         for entry in TABLES[operation]:
-            if entry.auto and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None:
+            if (
+                entry.auto
+                and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None
+            ):
                 return entry.name, entry.load()
         raise AssertionError(f"the last {operation} implementation serves every call")
     if not isinstance(requested, str):
@@ -104,5 +112,7 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     _check_options(operation, requested, impl, options)
     reason = unsupported(operation, requested, device, shapes, **options)
     if reason is not None:
-        raise ValueError(f"implementation={requested!r} cannot serve this call on {device.describe()}: {reason}")
+        raise ValueError(
+            f"implementation={requested!r} cannot serve this call on {device.describe()}: {reason}"
+        )
     return requested, impl

@@ -15,6 +15,7 @@ else spells out a byte position.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 HEAD_DIM = 512  # kv_lora_rank: the latent width, also q.k and value width
 TILE = 128  # values sharing one scale
@@ -33,6 +34,10 @@ class RowFormat:
     scales_offset: int = HEAD_DIM  # [scales_offset, scales_end): NUM_TILES float32
     reserved_offset: int = HEAD_DIM + NUM_TILES * SCALE_BYTES  # zeros up to bytes_per_token
 
+    # The two layouts, set below once the class exists (ClassVar: not dataclass fields).
+    COMPACT: ClassVar[RowFormat]
+    PADDED: ClassVar[RowFormat]
+
     @property
     def scales_end(self) -> int:
         return self.scales_offset + NUM_TILES * SCALE_BYTES
@@ -45,10 +50,10 @@ class RowFormat:
         return f"RowFormat.{self.name}"
 
 
-RowFormat.COMPACT = RowFormat("COMPACT", 528)  # type: ignore[attr-defined]
-RowFormat.PADDED = RowFormat("PADDED", 656)  # type: ignore[attr-defined]
-COMPACT: RowFormat = RowFormat.COMPACT  # type: ignore[attr-defined]
-PADDED: RowFormat = RowFormat.PADDED  # type: ignore[attr-defined]
+RowFormat.COMPACT = RowFormat("COMPACT", 528)
+RowFormat.PADDED = RowFormat("PADDED", 656)
+COMPACT: RowFormat = RowFormat.COMPACT
+PADDED: RowFormat = RowFormat.PADDED
 FORMATS = (COMPACT, PADDED)
 
 # Kernels read only this many bytes of a row, whatever its format.

@@ -9,6 +9,7 @@ and what was given. Nothing below this module re-validates.
 from __future__ import annotations
 
 import numbers
+from typing import cast
 
 import jax.numpy as jnp
 import numpy as np
@@ -125,7 +126,9 @@ def check_sm_scale(sm_scale) -> float:
     try:
         value = float(sm_scale)
     except OverflowError:  # an int past the float64 range
-        raise ValueError(f"{expected}, got an int of {len(str(abs(int(sm_scale))))} digits") from None
+        raise ValueError(
+            f"{expected}, got an int of {len(str(abs(int(cast(int, sm_scale)))))} digits"
+        ) from None
     if not np.isfinite(value) or abs(value) > FLOAT32_MAX:
         raise ValueError(f"{expected}, got {value!r}")
     return value
