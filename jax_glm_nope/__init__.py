@@ -1,6 +1,15 @@
 """jax_glm_nope: GLM NoPE sparse-MLA attention over compact 528-byte FP8 KV rows, in JAX."""
 
 from .api import dequantize, quantize, repack, sparse_mla, write_kv
+from .cache import (
+    allocate_pools,
+    block_tables_to_candidate_slots,
+    block_tables_to_slots,
+    pool_bytes,
+    pool_partition_spec,
+    pool_shape,
+    stacked_slots,
+)
 from .candidates import mask_holes, pad_candidates, to_slots
 from .layout import COMPACT, PADDED, RowFormat, row_format
 from .planner import capacity
@@ -11,14 +20,21 @@ __all__ = [
     "COMPACT",
     "PADDED",
     "RowFormat",
+    "allocate_pools",
+    "block_tables_to_candidate_slots",
+    "block_tables_to_slots",
     "capacity",
     "dequantize",
     "mask_holes",
     "pad_candidates",
+    "pool_bytes",
+    "pool_partition_spec",
+    "pool_shape",
     "quantize",
     "repack",
     "row_format",
     "sparse_mla",
+    "stacked_slots",
     "to_slots",
     "write_kv",
 ]

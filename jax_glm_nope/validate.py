@@ -63,6 +63,13 @@ def check_rank(x, name: str, ranks: tuple[int, ...], meaning: str) -> None:
         raise ValueError(f"{name}: expected shape {meaning}, got shape {tuple(x.shape)}")
 
 
+def check_length(x, name: str, length: int, meaning: str) -> None:
+    """A 1-D array of ``length`` entries; ``meaning`` says where the length comes from."""
+    _array(x, name)
+    if tuple(x.shape) != (length,):
+        raise ValueError(f"{name}: expected shape ({length},) ({meaning}), got {tuple(x.shape)}")
+
+
 def check_pool(pool, name: str = "pool") -> tuple[int, RowFormat]:
     """A 2-D ``[num_slots, row_bytes]`` or 3-D ``[pages, page_size, row_bytes]`` uint8 pool.
 
