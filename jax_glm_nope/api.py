@@ -99,7 +99,7 @@ def write_kv(
 
     Negative and out-of-range slots are dropped. Returns the updated pool, in the
     shape it came in; jit with the pool donated and the update happens in place.
-    When several rows name one slot, one of them is stored (which one is unspecified).
+    When several rows name one slot, the last of them is stored, whole.
     ``implementation``: ``"cuda"`` (our CUDA kernel, NVIDIA GPUs), ``"xla"`` (a scatter)
     or ``None`` (``"cuda"`` on an NVIDIA GPU when the native library is already built).
     """

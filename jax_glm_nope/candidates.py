@@ -67,6 +67,24 @@ def valid_slots(slots: jax.Array, num_slots: int) -> jax.Array:
     return (slots >= 0) & (slots < num_slots)
 
 
+def last_writer_only(slots, num_slots: int):
+    """Slots with every out-of-range entry and every earlier duplicate set to -1.
+
+    Both ``write_kv`` implementations write rows in parallel (CUDA blocks; XLA's GPU
+    scatter element by element), so two rows naming one slot could interleave their
+    bytes; keeping only the last occurrence stores one whole row, the one a sequential
+    loop would leave. No validation.
+    """
+    num_tokens = slots.shape[0]
+    valid = valid_slots(slots, num_slots)
+    keyed = jnp.where(valid, slots, num_slots)  # invalid entries group together, dropped anyway
+    order = jnp.argsort(keyed, stable=True)
+    ordered = keyed[order]
+    last_of_run = jnp.concatenate([ordered[1:] != ordered[:-1], jnp.ones((1,), bool)])
+    keep = jnp.zeros((num_tokens,), bool).at[order].set(last_of_run)
+    return jnp.where(valid & keep, slots, -1).astype(jnp.int32)
+
+
 def active_candidates(indices: jax.Array, topk_lens: jax.Array, num_slots: int) -> jax.Array:
     """SPEC 3's rule as a ``[T, K]`` mask: column ``j`` of token ``t`` is attended iff
     ``j < topk_lens[t]`` and ``0 <= indices[t, j] < num_slots``. For the backends: no

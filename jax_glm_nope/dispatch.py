@@ -9,7 +9,7 @@ nothing falls back silently.
 sparse_mla            runs on                                 auto
 ====================  ======================================  =====
 ``flashinfer``        SM120/SM121 (FlashInfer 0.7.4 headers)  yes
-``cuda``              Hopper, compute capability 9.0          not yet: joins once its GPU suite passes
+``cuda``              Hopper, compute capability 9.0          from T >= 32 (measured faster than Pallas)
 ``pallas``            NVIDIA GPUs, compute capability >= 8.9  yes
 ``reference``         everywhere (plain jnp)                  yes
 ====================  ======================================  =====
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Callable
 from typing import Literal
 
 from . import device as device_mod
@@ -35,15 +36,30 @@ class Entry:
     module: str  # where the implementation lives
     attribute: str | None = None  # a namespace inside the module, for write_kv's two
     auto: bool = True  # whether implementation=None may take it
+    auto_if: Callable[[Shapes], bool] | None = None  # ... and for which shapes
+
+    def automatic(self, shapes: Shapes | None) -> bool:
+        return self.auto and (self.auto_if is None or shapes is None or self.auto_if(shapes))
 
     def load(self):
         module = importlib.import_module(self.module)
         return getattr(module, self.attribute) if self.attribute else module
 
 
+# On the H200 (docs/cuda_sm90.md, run of the benchmark in docs/logs/h200_run3) our
+# sm_90a kernel beats the Pallas kernel at every measured shape with T >= 32 (decode
+# b=32 and 128, prefill T=4096; 1.4-3.3x at 8-16 heads, 1.5-2x at 24-32) and loses at
+# T = 1 (21.9-30.2 vs 16.5-24.3 us); T = 2..31 was not measured and stays with Pallas.
+CUDA_MIN_TOKENS = 32
+
+
+def _cuda_is_faster(shapes: Shapes) -> bool:
+    return shapes.num_tokens >= CUDA_MIN_TOKENS
+
+
 SPARSE_MLA = (
     Entry("flashinfer", "jax_glm_nope.implementations.flashinfer"),
-    Entry("cuda", "jax_glm_nope.implementations.cuda", auto=False),
+    Entry("cuda", "jax_glm_nope.implementations.cuda", auto_if=_cuda_is_faster),
     Entry("pallas", "jax_glm_nope.implementations.pallas"),
     Entry("reference", "jax_glm_nope.implementations.reference"),
 )
@@ -101,7 +117,7 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
             )
         for entry in TABLES[operation]:
             if (
-                entry.auto
+                entry.automatic(shapes)
                 and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None
             ):
                 return entry.name, entry.load()

@@ -72,11 +72,18 @@ def test_lowered_custom_call(library, invariant):
     assert f"tensor<{'x'.join(map(str, part_out))}xf32>" in text
 
 
-def test_auto_does_not_take_cuda_yet():
+def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
     from jax_glm_nope import dispatch
 
-    entry = next(e for e in dispatch.SPARSE_MLA if e.name == "cuda")
-    assert not entry.auto  # joins the automatic choice once it beats the alternatives (docs/cuda_sm90.md)
+    monkeypatch.setattr(native, "unavailable_reason", lambda **_: None)
+    def pick(tokens, heads):
+        return dispatch.choose("sparse_mla", None, Shapes(tokens, heads, 2048, 528, 1 << 20), {}, device=H200)[0]
+
+    assert pick(32, 8) == pick(4096, 32) == "cuda"
+    assert pick(1, 8) == pick(31, 16) == "pallas"  # T = 1: Pallas measured faster
+    assert pick(128, 64) == "pallas"  # 33-128 heads: the next kernel family
+    a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)
+    assert dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"
 
 
 def test_public_api_names_the_device_on_cpu():

@@ -27,6 +27,7 @@ import pytest
 
 import jax_glm_nope as jgn
 from jax_glm_nope import device, layout, native
+from jax_glm_nope.candidates import last_writer_only
 from jax_glm_nope.implementations import flashinfer
 from jax_glm_nope.native import kv_rows, targets
 
@@ -363,12 +364,12 @@ def test_last_writer_only_keeps_one_row_per_slot():
     """What write_kv hands the CUDA target: out-of-range and earlier duplicate slots -1."""
     slots = jnp.asarray([5, 3, 5, -1, 9, 3, 10, 5], jnp.int32)
     np.testing.assert_array_equal(
-        np.asarray(kv_rows.last_writer_only(slots, 10)), [-1, -1, -1, -1, 9, 3, -1, 5]
+        np.asarray(last_writer_only(slots, 10)), [-1, -1, -1, -1, 9, 3, -1, 5]
     )
     extremes = jnp.asarray([-(2**31), 2**31 - 1, 0, 0], jnp.int32)
-    np.testing.assert_array_equal(np.asarray(kv_rows.last_writer_only(extremes, 10)), [-1, -1, -1, 0])
+    np.testing.assert_array_equal(np.asarray(last_writer_only(extremes, 10)), [-1, -1, -1, 0])
     rng = np.random.default_rng(0)
-    unique = jax.jit(kv_rows.last_writer_only, static_argnums=1)
+    unique = jax.jit(last_writer_only, static_argnums=1)
     for num_slots in (1, 7, 40):
         slots = rng.integers(-5, num_slots + 5, 64).astype(np.int32)
         got = np.asarray(unique(jnp.asarray(slots), num_slots))

@@ -2,8 +2,8 @@
 through the native library (family S, 1-32 heads). Design and measurements:
 docs/cuda_sm90.md.
 
-Not yet taken by ``implementation=None`` (see ``dispatch.SPARSE_MLA``): correct on the
-H200, but not yet faster than the alternatives everywhere it serves.
+``implementation=None`` takes it on Hopper for 1-32 heads from T >= 32, where it was
+measured faster than the Pallas kernel (``dispatch.CUDA_MIN_TOKENS``).
 
 Option ``batch_invariant`` (default False): split the candidates by a rule of (H, K)
 only, so a token's bits do not depend on the other tokens of the call (decode, verify

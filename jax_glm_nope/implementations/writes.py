@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .. import layout, native, quant
-from ..candidates import valid_slots
+from ..candidates import last_writer_only, valid_slots
 from ..native import kv_rows
 
 
@@ -43,6 +43,7 @@ class xla:  # noqa: N801
     def write_kv(pool2d, latent, slots):
         num_slots = pool2d.shape[0]
         rows = quant.quantize_rows(latent, layout.row_format(pool2d.shape[1]))
+        slots = last_writer_only(slots, num_slots)  # the H200's scatter interleaves duplicates
         # jnp wraps negative indices; send every dropped slot past the end instead.
         target = jnp.where(valid_slots(slots, num_slots), slots, num_slots)
         return pool2d.at[target].set(rows, mode="drop")

@@ -4,25 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..candidates import valid_slots
+from ..candidates import last_writer_only
 from . import targets
-
-
-def last_writer_only(slots, num_slots: int):
-    """Slots with every out-of-range entry and every earlier duplicate set to -1.
-
-    The CUDA kernel writes rows from parallel blocks, so two rows naming one slot
-    could interleave their bytes; keeping only the last occurrence makes the stored
-    row one whole row (the one a sequential loop would leave).
-    """
-    num_tokens = slots.shape[0]
-    valid = valid_slots(slots, num_slots)
-    keyed = jnp.where(valid, slots, num_slots)  # invalid entries group together, dropped anyway
-    order = jnp.argsort(keyed, stable=True)
-    ordered = keyed[order]
-    last_of_run = jnp.concatenate([ordered[1:] != ordered[:-1], jnp.ones((1,), bool)])
-    keep = jnp.zeros((num_tokens,), bool).at[order].set(last_of_run)
-    return jnp.where(valid & keep, slots, -1).astype(jnp.int32)
 
 
 def write_kv(pool2d, latent, slots):
