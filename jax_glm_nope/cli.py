@@ -1,4 +1,5 @@
-"""``jax-glm-nope``: capacity planning, environment info, FFI build.
+"""``jax-glm-nope`` (also ``python -m jax_glm_nope``): capacity planning, environment
+info, native library build.
 
 The benchmark harness lives beside the package: ``python benchmarks/bench.py``.
 """
@@ -12,9 +13,14 @@ import json
 import platform
 import sys
 
+from . import __version__, dispatch
 from . import device as device_mod
-from . import dispatch
 from . import planner as capacity_mod
+
+DESCRIPTION = (
+    "jax-glm-nope (also python -m jax_glm_nope): capacity planning, environment info, native "
+    "library build. The benchmark harness lives beside the package: python benchmarks/bench.py."
+)
 
 
 def _capacity(args) -> int:
@@ -62,33 +68,121 @@ def _capacity(args) -> int:
     return 0
 
 
-def _info(args) -> int:
-    import jax
-
+def _versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for name in ("jax_glm_nope", "jax", "jaxlib", "numpy", "ml_dtypes"):
         try:
             versions[name] = importlib.import_module(name).__version__
         except Exception as err:  # report, never crash an info command
             versions[name] = f"unavailable ({err})"
-    for name, version in versions.items():
-        print(f"{name:<13} {version}")
-    here = device_mod.current()
-    print(f"{'device':<13} {here.describe()}")
-    for device in jax.devices():
-        print(f"{'jax device':<13} {device.id}: {device.device_kind} ({device.platform})")
+    return versions
+
+
+AUTO_NOTE = {"yes": "", "by shape": " (automatic for some shapes)", "no": " (only when named)"}
+
+
+def _auto(entry) -> str:
+    """Whether ``implementation=None`` may take the entry: "yes", "by shape" or "no"."""
+    if not entry.auto:
+        return "no"
+    return "by shape" if getattr(entry, "auto_if", None) is not None else "yes"
+
+
+def _implementations(here) -> dict[str, dict]:
+    """Per operation: every implementation, whether it serves here and why not, and what
+    ``implementation=None`` picks. Never starts a native build."""
+    report = {}
     for operation, table in dispatch.TABLES.items():
-        options = dispatch.AUTO_OPTIONS[operation]  # never starts a native build
+        options = dispatch.AUTO_OPTIONS[operation]
+        entries = []
         for entry in table:
             try:
                 reason = dispatch.unsupported(operation, entry.name, here, None, **options)
             except Exception as err:  # report, never crash an info command
                 reason = f"{type(err).__name__}: {err}"
-            state = "ready" if reason is None else f"unavailable: {reason}"
-            automatic = "" if entry.auto else " (only when named)"
-            print(f"{operation:<13} {entry.name:<10} {state}{automatic}")
+            entries.append(
+                {"name": entry.name, "serves": reason is None, "reason": reason, "auto": _auto(entry)}
+            )
         chosen, _ = dispatch.choose(operation, None, None, {}, here)
-        print(f"{operation:<13} {'None':<10} -> {chosen}")
+        report[operation] = {"implementations": entries, "automatic": chosen}
+    return report
+
+
+def _native() -> dict[str, dict]:
+    """nvcc, FlashInfer's headers and the built library: found or why not."""
+    from .native import build, toolchain
+
+    report: dict[str, dict] = {}
+    try:
+        nvcc = toolchain.find_nvcc()
+        report["nvcc"] = {"path": nvcc, "version": toolchain.nvcc_version(nvcc), "error": None}
+    except Exception as err:
+        report["nvcc"] = {"path": None, "version": None, "error": str(err)}
+    try:
+        data = toolchain.find_flashinfer_data()
+        try:
+            toolchain.check_flashinfer_headers(data)
+            error = None
+        except Exception as err:
+            error = str(err)
+        report["flashinfer_headers"] = {"path": str(data), "ok": error is None, "error": error}
+    except Exception as err:
+        report["flashinfer_headers"] = {"path": None, "ok": False, "error": str(err)}
+    try:
+        library = build.cached_library()
+        report["library"] = {"path": None if library is None else str(library), "error": None}
+    except Exception as err:
+        report["library"] = {"path": None, "error": str(err)}
+    return report
+
+
+def _info(args) -> int:
+    import jax
+
+    here = device_mod.current()
+    record = {
+        "versions": _versions(),
+        "device": {
+            "platform": here.platform,
+            "kind": here.kind,
+            "compute_capability": None if here.compute_capability is None else list(here.compute_capability),
+            "sm_count": here.sm_count,
+            "describe": here.describe(),
+        },
+        "jax_devices": [{"id": d.id, "kind": d.device_kind, "platform": d.platform} for d in jax.devices()],
+        "operations": _implementations(here),
+        "native": _native(),
+    }
+    if args.json:
+        print(json.dumps(record, indent=2, allow_nan=False))  # strict JSON
+        return 0
+    for name, version in record["versions"].items():
+        print(f"{name:<13} {version}")
+    print(f"{'device':<13} {here.describe()} (platform {here.platform}, SMs {here.sm_count or '-'})")
+    for device in record["jax_devices"]:
+        print(f"{'jax device':<13} {device['id']}: {device['kind']} ({device['platform']})")
+    for operation, report in record["operations"].items():
+        for entry in report["implementations"]:
+            state = "ready" if entry["serves"] else f"unavailable: {entry['reason']}"
+            automatic = AUTO_NOTE[entry["auto"]]
+            print(f"{operation:<13} {entry['name']:<10} {state}{automatic}")
+        print(f"{operation:<13} {'None':<10} -> {report['automatic']}")
+    native = record["native"]
+    nvcc = native["nvcc"]
+    print(
+        f"{'nvcc':<13} "
+        + (f"{nvcc['path']} (release {nvcc['version']})" if nvcc["path"] else f"not found: {nvcc['error']}")
+    )
+    headers = native["flashinfer_headers"]
+    state = "ok" if headers["ok"] else f"unusable: {headers['error']}"
+    print(
+        f"{'flashinfer':<13} "
+        + (f"{headers['path']} ({state})" if headers["path"] else f"not found: {headers['error']}")
+    )
+    library = native["library"]
+    print(
+        f"{'library':<13} " + (library["path"] or "not built (jax-glm-nope build-ffi, or built on first use)")
+    )
     return 0
 
 
@@ -124,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     # unknown flag, and puts them back in the wrong order).
     if argv and argv[0] in DELEGATED:
         return _delegate(argv[0], argv[1:])
-    parser = argparse.ArgumentParser(prog="jax-glm-nope", description=__doc__)
+    parser = argparse.ArgumentParser(prog="jax-glm-nope", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"jax-glm-nope {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cap = sub.add_parser("capacity", help="tokens and requests a KV budget holds (528 vs 656 vs BF16 rows)")
     cap.add_argument(
@@ -135,9 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     cap.add_argument("--context", type=int, default=131072, help="tokens per request")
     cap.add_argument("--json", action="store_true", help="print JSON")
     cap.set_defaults(func=_capacity)
-    sub.add_parser("info", help="versions, the device and which implementations can run here").set_defaults(
-        func=_info
+    info = sub.add_parser(
+        "info", help="versions, the device, which implementations serve here, nvcc, FlashInfer, the library"
     )
+    info.add_argument("--json", action="store_true", help="print strict JSON")
+    info.set_defaults(func=_info)
     # Listed for --help only; main() hands its arguments over before parsing.
     sub.add_parser("build-ffi", help="build the XLA FFI bridge library ahead of time (build-ffi --help)")
     args = parser.parse_args(argv)

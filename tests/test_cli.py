@@ -35,7 +35,7 @@ def test_page_rounding_counts_whole_pages():
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "jax_glm_nope.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "jax_glm_nope", *args], capture_output=True, text=True, timeout=120
     )
 
 
@@ -65,6 +65,66 @@ def test_cli_info_lists_implementations():
     assert ["sparse_mla", "reference", "ready"] in lines and ["write_kv", "xla", "ready"] in lines
     if jax.default_backend() == "cpu":
         assert ["sparse_mla", "None", "->", "reference"] in lines
+
+
+def test_version_through_python_m_and_main(capsys):
+    done = run_cli("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"jax-glm-nope {jgn.__version__}"
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"jax-glm-nope {jgn.__version__}"
+
+
+def test_cli_info_json_reports_the_device_implementations_and_native_parts():
+    from jax_glm_nope import device, dispatch
+    from jax_glm_nope.native import build, toolchain
+
+    done = run_cli("info", "--json")
+    assert done.returncode == 0, done.stderr
+    data = strict_json(done.stdout)
+    here = device.current()
+    assert data["device"] == {
+        "platform": here.platform,
+        "kind": here.kind,
+        "compute_capability": None if here.compute_capability is None else list(here.compute_capability),
+        "sm_count": here.sm_count,
+        "describe": here.describe(),
+    }
+    assert data["versions"]["jax"] == jax.__version__ and data["versions"]["jax_glm_nope"] == jgn.__version__
+    for operation in ("sparse_mla", "write_kv"):
+        report = data["operations"][operation]
+        assert [e["name"] for e in report["implementations"]] == list(dispatch.names(operation))
+        options = dispatch.AUTO_OPTIONS[operation]
+        for entry in report["implementations"]:
+            reason = dispatch.unsupported(operation, entry["name"], here, None, **options)
+            assert entry["reason"] == reason and entry["serves"] == (reason is None)
+            assert entry["auto"] in ("yes", "by shape", "no")
+        assert report["automatic"] == dispatch.choose(operation, None, None, {}, here)[0]
+    native = data["native"]
+    try:
+        nvcc = toolchain.find_nvcc()
+    except toolchain.BuildError as err:
+        assert native["nvcc"] == {"path": None, "version": None, "error": str(err)}
+    else:
+        assert native["nvcc"]["path"] == nvcc and native["nvcc"]["version"] == toolchain.nvcc_version(nvcc)
+    assert native["flashinfer_headers"]["ok"] == (
+        toolchain.flashinfer_available() and native["flashinfer_headers"]["error"] is None
+    )
+    library = build.cached_library()
+    assert native["library"]["path"] == (None if library is None else str(library))
+    if jax.default_backend() == "cpu":
+        assert data["operations"]["sparse_mla"]["automatic"] == "reference"
+        pallas = data["operations"]["sparse_mla"]["implementations"][2]
+        assert pallas["name"] == "pallas" and not pallas["serves"] and "interpret=True" in pallas["reason"]
+
+
+def test_cli_info_text_names_nvcc_flashinfer_and_the_library():
+    done = run_cli("info")
+    assert done.returncode == 0, done.stderr
+    labels = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+    for label in ("device", "nvcc", "flashinfer", "library"):
+        assert label in labels, done.stdout
 
 
 def strict_json(text):
