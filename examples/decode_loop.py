@@ -49,7 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glm_nope_model as model_lib  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
-from jax_glm_nope import dispatch, layout  # noqa: E402
+from jax_glm_nope import candidates, dispatch, planner  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +118,13 @@ def _compiled(cfg, run: Run, mesh, attention: str, params, caches, tokens, posit
         return _EXECUTABLES[key], 0.0
     start = time.perf_counter()
     step = model_lib.make_step(
-        cfg, mesh, params, caches, attention=attention, implementation=run.implementation, interpret=run.interpret
+        cfg,
+        mesh,
+        params,
+        caches,
+        attention=attention,
+        implementation=run.implementation,
+        interpret=run.interpret,
     )
     compiled = step.lower(params, caches, tokens, positions, req_to_token).compile()
     _EXECUTABLES[key] = compiled
@@ -148,7 +154,9 @@ def generate(
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
     dense = attention in model_lib.DENSE_CACHE_DTYPES
     options = {"interpret": True} if run.interpret else {}
-    implementation = "dense mask" if dense else dispatch.choose("sparse_mla", run.implementation, None, options)[0]
+    implementation = (
+        "dense mask" if dense else dispatch.choose("sparse_mla", run.implementation, None, options)[0]
+    )
     mesh = model_lib.make_mesh(run.data, run.model)
 
     def put(tree, specs):
@@ -246,11 +254,7 @@ def compare_dense(cfg: model_lib.Config, run: Run, compact: Result) -> dict:
 
 def kv_table(cfg: model_lib.Config, memory_bytes: int) -> list[dict]:
     """Bytes per token and the tokens ``memory_bytes`` of KV cache holds, per row kind."""
-    kinds = (
-        ("COMPACT fp8", jgn.COMPACT.bytes_per_token),
-        ("PADDED fp8", jgn.PADDED.bytes_per_token),
-        ("BF16 latent", layout.BF16_LATENT_BYTES),
-    )
+    kinds = planner.ROW_KINDS  # the planner's table: one home for the row kinds
     padded_tokens = memory_bytes // (cfg.num_layers * jgn.PADDED.bytes_per_token)
     rows = []
     for name, row_bytes in kinds:
@@ -332,8 +336,9 @@ def report(summary: dict, tokens: np.ndarray) -> None:
     )
     print(
         f"mesh data={run['data']} x model={run['model']} on {summary['device']}; sparse_mla "
-        f"implementation {summary['implementation']}; {summary['candidates']} candidates -> pad_candidates -> "
-        f"{-(-summary['candidates'] // 128) * 128} columns"
+        f"implementation {summary['implementation']}; {summary['candidates']} candidates -> "
+        "pad_candidates -> "
+        f"{candidates.default_width(summary['candidates'])} columns"
     )
     print(f"compile  prefill {t['compile_prefill_s']:.1f} s, decode {t['compile_decode_s']:.1f} s")
     print(

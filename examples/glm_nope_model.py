@@ -370,7 +370,14 @@ def make_mesh(data: int, model: int, devices=None) -> Mesh:
 
 
 def make_step(
-    cfg: Config, mesh: Mesh, params, caches, *, attention: str, implementation: str | None, interpret: bool = False
+    cfg: Config,
+    mesh: Mesh,
+    params,
+    caches,
+    *,
+    attention: str,
+    implementation: str | None,
+    interpret: bool = False,
 ):
     """The jitted, sharded step; the caches (argument 1) are donated and updated in place."""
     if attention not in ATTENTION_MODES:

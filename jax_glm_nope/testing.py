@@ -41,7 +41,7 @@ def dequantize_f64(rows) -> np.ndarray:
     """``[N, row_bytes]`` uint8 -> ``[N, 512]`` float64 (exact: e4m3 x fp32 fits)."""
     rows = np.ascontiguousarray(np.asarray(rows).reshape(-1, np.asarray(rows).shape[-1]))
     fmt = layout.COMPACT
-    codes = rows[:, : HEAD_DIM].copy().view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    codes = rows[:, :HEAD_DIM].copy().view(ml_dtypes.float8_e4m3fn).astype(np.float64)
     scales = rows[:, fmt.scales_offset : fmt.scales_end].copy().view("<f4").astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         values = codes.reshape(-1, NUM_TILES, TILE) * scales[:, :, None]
@@ -59,9 +59,8 @@ def reference_f64(q, pool, indices, topk_lens, sm_scale, *, chunk: int = 16):
     pool = pool.reshape(-1, pool.shape[-1])
     indices = np.asarray(indices)
     num_tokens, num_heads, _ = q.shape
-    num_slots, num_candidates = pool.shape[0], indices.shape[1]
-    lens = np.full(num_tokens, num_candidates) if topk_lens is None else np.clip(np.asarray(topk_lens), 0, None)
-    active = (np.arange(num_candidates)[None] < lens[:, None]) & (indices >= 0) & (indices < num_slots)
+    num_slots = pool.shape[0]
+    active = active_mask(indices, topk_lens, num_slots)
     used = np.unique(indices[active])
     values = np.zeros((num_slots, HEAD_DIM))
     if used.size:
@@ -129,7 +128,9 @@ def assert_spec3(out, lse, ref_out, ref_lse, *, label: str = "") -> tuple[float,
     assert (out[empty] == 0).all(), f"an empty head's out is not 0{where}"
     out_err, lse_err = spec3_errors(out, lse, ref_out, ref_lse)
     worst_out, worst_lse = float(out_err.max(initial=0)), float(lse_err.max(initial=0))
-    assert worst_out <= OUT_RTOL, f"per-token relative L2 error {worst_out:.3e} > {OUT_RTOL}{where} (token {out_err.argmax()})"
+    assert worst_out <= OUT_RTOL, (
+        f"per-token relative L2 error {worst_out:.3e} > {OUT_RTOL}{where} (token {out_err.argmax()})"
+    )
     assert worst_lse <= LSE_TOL, f"lse error {worst_lse:.3e} > {LSE_TOL}{where}"
     return worst_out, worst_lse
 
@@ -149,7 +150,9 @@ class Case:
     label: str = ""
 
     def reference(self):
-        return reference_f64(self.q.astype(np.float32), self.pool, self.indices, self.topk_lens, self.sm_scale)
+        return reference_f64(
+            self.q.astype(np.float32), self.pool, self.indices, self.topk_lens, self.sm_scale
+        )
 
 
 def hostile_indices(rng, num_tokens, num_candidates, num_slots):
@@ -231,7 +234,9 @@ def _latents(rng, num_rows, wide: bool):
     rows = np.exp(rng.normal(0.0, 1.5, (num_rows, 1, 1)))  # per-row magnitudes e^N(0, 1.5)
     tiles = np.exp2(rng.uniform(-12, 12, (num_rows, NUM_TILES, 1)))  # tile ratios up to 2^24 ...
     tiles[rng.random(num_rows) < 0.75] = 1.0  # ... in a quarter of the rows
-    return (x.reshape(num_rows, NUM_TILES, TILE) * rows * tiles).reshape(num_rows, HEAD_DIM).astype(np.float32)
+    return (
+        (x.reshape(num_rows, NUM_TILES, TILE) * rows * tiles).reshape(num_rows, HEAD_DIM).astype(np.float32)
+    )
 
 
 def make_case(

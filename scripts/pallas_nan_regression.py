@@ -63,7 +63,9 @@ def _count(path, pythonpath, kwargs):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old", help="a tree holding 0.1.0's jax_glm_nope/ (git archive e0e3ff1 jax_glm_nope)")
+    parser.add_argument(
+        "--old", help="a tree holding 0.1.0's jax_glm_nope/ (git archive e0e3ff1 jax_glm_nope)"
+    )
     args = parser.parse_args()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     failed = False

@@ -49,4 +49,8 @@ def pytest_generate_tests(metafunc):
 
 
 def spec_id(spec: dict) -> str:
-    return "-".join(f"{k}{v}" if not isinstance(v, bool) else (k if v else "") for k, v in spec.items()).replace("--", "-").strip("-")
+    return (
+        "-".join(f"{k}{v}" if not isinstance(v, bool) else (k if v else "") for k, v in spec.items())
+        .replace("--", "-")
+        .strip("-")
+    )

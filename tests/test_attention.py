@@ -71,7 +71,9 @@ class AttentionSuite:
     def run_case(self, case):
         fn = jax.jit(self.attend, static_argnums=3)
         lens = None if case.topk_lens is None else jnp.asarray(case.topk_lens)
-        out, lse = fn(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), case.sm_scale, lens)
+        out, lse = fn(
+            jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), case.sm_scale, lens
+        )
         return np.asarray(out.astype(jnp.float32)), np.asarray(lse)
 
     def test_matches_float64_reference(self, case_spec):
@@ -135,7 +137,9 @@ class AttentionSuite:
         idx2 = jnp.stack([idx, jnp.roll(idx, 1, axis=1)])
         out, lse = jax.vmap(lambda p, i: self.attend(q, p, i, case.sm_scale))(pools, idx2)
         for b in range(2):
-            ref = jt.reference_f64(case.q.astype(np.float32), case.pool, np.asarray(idx2[b]), None, case.sm_scale)
+            ref = jt.reference_f64(
+                case.q.astype(np.float32), case.pool, np.asarray(idx2[b]), None, case.sm_scale
+            )
             jt.assert_spec3(np.asarray(out[b].astype(jnp.float32)), np.asarray(lse[b]), *ref)
 
     def test_shard_map_heads_and_tokens(self):
@@ -148,7 +152,11 @@ class AttentionSuite:
         mesh = jax.make_mesh((count,), ("x",), devices=devices[:count])
         case, ref = build_case(tuple(sorted(self.CASES[0].items())))
         q, pool, idx = jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices)
-        lens = jnp.asarray(case.topk_lens) if case.topk_lens is not None else jnp.full(idx.shape[:1], idx.shape[1])
+        lens = (
+            jnp.asarray(case.topk_lens)
+            if case.topk_lens is not None
+            else jnp.full(idx.shape[:1], idx.shape[1])
+        )
         # The Pallas *interpreter* trips JAX's varying-axes check (docs/semantics.md).
         check_vma = not self.OPTIONS.get("interpret", False)
         f = lambda q, i, n: self.attend(q, pool, i, case.sm_scale, n)  # noqa: E731
@@ -159,10 +167,17 @@ class AttentionSuite:
         for name, (in_specs, out_specs) in specs.items():
             if name == "heads" and case.q.shape[1] % count or name == "tokens" and case.q.shape[0] % count:
                 continue
-            mapped = jax.jit(jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_vma))
-            args = [jax.device_put(x, NamedSharding(mesh, spec)) for x, spec in zip((q, idx, lens), in_specs, strict=True)]
+            mapped = jax.jit(
+                jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_vma)
+            )
+            args = [
+                jax.device_put(x, NamedSharding(mesh, spec))
+                for x, spec in zip((q, idx, lens), in_specs, strict=True)
+            ]
             out, lse = mapped(*args)
-            jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=f"{case.label} {name}")
+            jt.assert_spec3(
+                np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=f"{case.label} {name}"
+            )
 
     def test_grad_raises_or_is_the_reference(self):
         pool = jgn.quantize(jnp.ones((4, 512)))

@@ -76,21 +76,37 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
     from jax_glm_nope import dispatch
 
     monkeypatch.setattr(native, "unavailable_reason", lambda **_: None)
+
     def pick(tokens, heads):
-        return dispatch.choose("sparse_mla", None, Shapes(tokens, heads, 2048, 528, 1 << 20), {}, device=H200)[0]
+        return dispatch.choose(
+            "sparse_mla", None, Shapes(tokens, heads, 2048, 528, 1 << 20), {}, device=H200
+        )[0]
 
     assert pick(32, 8) == pick(4096, 32) == "cuda"
     assert pick(1, 8) == pick(31, 16) == "pallas"  # T = 1: Pallas measured faster
     assert pick(128, 64) == "pallas"  # 33-128 heads: the next kernel family
     a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)
-    assert dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"
+    assert (
+        dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"
+    )
 
 
 def test_public_api_names_the_device_on_cpu():
     pool = jgn.quantize(jnp.ones((4, 512)))
     with pytest.raises(ValueError, match=r"implementation='cuda' cannot serve this call on cpu"):
-        jgn.sparse_mla(jnp.ones((1, 8, 512), jnp.bfloat16), pool, jnp.zeros((1, 4), jnp.int32), 0.1, implementation="cuda")
+        jgn.sparse_mla(
+            jnp.ones((1, 8, 512), jnp.bfloat16),
+            pool,
+            jnp.zeros((1, 4), jnp.int32),
+            0.1,
+            implementation="cuda",
+        )
     with pytest.raises(TypeError, match="batch_invariant"):
         jgn.sparse_mla(
-            jnp.ones((1, 8, 512), jnp.bfloat16), pool, jnp.zeros((1, 4), jnp.int32), 0.1, implementation="pallas", batch_invariant=True
+            jnp.ones((1, 8, 512), jnp.bfloat16),
+            pool,
+            jnp.zeros((1, 4), jnp.int32),
+            0.1,
+            implementation="pallas",
+            batch_invariant=True,
         )

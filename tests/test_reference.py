@@ -16,6 +16,7 @@ from jax_glm_nope.testing import Case, assert_spec3, hostile_indices, make_case,
 def assert_matches_reference(out, lse, case):
     assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label)
 
+
 def test_zero_tokens():
     case = make_case(1, 0, 4, 16)
     out, lse = jgn.sparse_mla(jnp.asarray(case.q), case.pool, case.indices, 0.1)
@@ -59,7 +60,9 @@ def test_jit_vmap_shard_map_equal_plain_call():
     if shard_map is None:  # jax < 0.7 spelling
         from jax.experimental.shard_map import shard_map
     tp = shard_map(
-        lambda q, pool, idx, lens: jgn.sparse_mla(q, pool, idx, case.sm_scale, lens, implementation="reference"),
+        lambda q, pool, idx, lens: jgn.sparse_mla(
+            q, pool, idx, case.sm_scale, lens, implementation="reference"
+        ),
         mesh=mesh,
         in_specs=(P(None, "heads"), P(), P(), P()),
         out_specs=(P(None, "heads"), P(None, "heads")),
@@ -97,5 +100,11 @@ def test_prefill_4096_by_2176_in_bounded_memory():
     out, lse = compiled(case.q, case.pool, case.indices)
     assert not np.isnan(np.asarray(out.astype(jnp.float32))).any()
     sample = np.r_[0:12, rng.integers(12, num_tokens, 8)]
-    head = Case(np.asarray(case.q)[sample], np.asarray(case.pool), np.asarray(case.indices)[sample], None, case.sm_scale)
+    head = Case(
+        np.asarray(case.q)[sample],
+        np.asarray(case.pool),
+        np.asarray(case.indices)[sample],
+        None,
+        case.sm_scale,
+    )
     assert_matches_reference(out[sample], lse[sample], head)

@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+
 import jax_glm_nope as jgn
 from jax_glm_nope.testing import quantize_f64 as np_quantize
 from jax_glm_nope.testing import random_latent
@@ -19,7 +20,9 @@ def test_write_kv_stores_quantized_rows_and_drops_bad_slots(fmt, pool_shape):
     num_slots = int(np.prod(pool_shape))
     latent = random_latent(rng, 8)
     slots = np.array([3, -1, 48, num_slots, 0, -49, 17, num_slots + 100], np.int32)
-    out = np.asarray(jgn.write_kv(jnp.asarray(pool), jnp.asarray(latent), jnp.asarray(slots), implementation="xla"))
+    out = np.asarray(
+        jgn.write_kv(jnp.asarray(pool), jnp.asarray(latent), jnp.asarray(slots), implementation="xla")
+    )
     assert out.shape == pool.shape
     flat_in, flat_out = pool.reshape(num_slots, -1), out.reshape(num_slots, -1)
     rows = np_quantize(latent, fmt)
@@ -71,4 +74,9 @@ def test_write_kv_zero_tokens_and_numpy_pool():
 
 def test_write_kv_cuda_on_cpu_names_the_device():
     with pytest.raises(ValueError, match="implementation='cuda' cannot serve this call on cpu"):
-        jgn.write_kv(jnp.zeros((4, 528), jnp.uint8), jnp.ones((1, 512)), jnp.asarray([2], jnp.int32), implementation="cuda")
+        jgn.write_kv(
+            jnp.zeros((4, 528), jnp.uint8),
+            jnp.ones((1, 512)),
+            jnp.asarray([2], jnp.int32),
+            implementation="cuda",
+        )

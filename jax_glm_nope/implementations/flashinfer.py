@@ -34,7 +34,9 @@ COMPUTE_CAPABILITIES = ((12, 0), (12, 1))
 
 def device_unsupported(device, **_) -> str | None:
     if not device.is_cuda or device.compute_capability not in COMPUTE_CAPABILITIES:
-        return "FlashInfer's GLM53_NOPE kernels run on SM120/SM121 GPUs only (compute capability 12.0 or 12.1)"
+        return (
+            "FlashInfer's GLM53_NOPE kernels run on SM120/SM121 GPUs only (compute capability 12.0 or 12.1)"
+        )
     return native.unavailable_reason(need_flashinfer=True)
 
 

@@ -43,17 +43,22 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     The robust order of operations every implementation follows (docs/semantics.md):
     queries scaled by a power of two into [-1, 1]; per tile ``(q . codes) * scale``,
     clamped to the float32 range; the score ``raw * |q| peak * sm_scale`` (+inf where it
-    overflows, the largest score then) clamped below at -FLOAT32_MAX; softmax weights normalised before they multiply the values; a
-    non-finite referenced input marks its head NaN.
+    overflows, the largest score then) clamped below at -FLOAT32_MAX; softmax weights
+    normalised before they multiply the values; a non-finite referenced input marks its
+    head NaN.
     """
     hi = jax.lax.Precision.HIGHEST
     active = active_candidates(indices, topk_lens, pool.shape[0])
     # Inactive rows may hold NaN (slot 0 above all): select, never multiply, them away.
     rows = jnp.where(active[..., None], pool[jnp.where(active, indices, 0)], 0)
     fmt = COMPACT
-    codes = jax.lax.bitcast_convert_type(rows[..., fmt.codes_offset : fmt.codes_offset + HEAD_DIM], jnp.float8_e4m3fn)
+    codes = jax.lax.bitcast_convert_type(
+        rows[..., fmt.codes_offset : fmt.codes_offset + HEAD_DIM], jnp.float8_e4m3fn
+    )
     codes = codes.astype(jnp.float32).reshape(*rows.shape[:2], NUM_TILES, TILE)  # [c, K, 4, 128]
-    scale_bytes = rows[..., fmt.scales_offset : fmt.scales_end].reshape(*rows.shape[:2], NUM_TILES, SCALE_BYTES)
+    scale_bytes = rows[..., fmt.scales_offset : fmt.scales_end].reshape(
+        *rows.shape[:2], NUM_TILES, SCALE_BYTES
+    )
     scales = jax.lax.bitcast_convert_type(scale_bytes, jnp.float32)  # [c, K, 4]
     bad_row = active & (jnp.any(jnp.isnan(codes), axis=(2, 3)) | jnp.any(~jnp.isfinite(scales), axis=2))
     bad_q = jnp.any(~jnp.isfinite(q), axis=2)  # [c, H]

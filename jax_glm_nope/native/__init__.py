@@ -27,7 +27,11 @@ def unavailable_reason(*, allow_build: bool = True, need_flashinfer: bool = Fals
     """
     prebuilt = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
     if prebuilt:
-        return None if os.path.isfile(prebuilt) else f"JAX_GLM_NOPE_FFI_LIBRARY names {prebuilt}, which does not exist"
+        return (
+            None
+            if os.path.isfile(prebuilt)
+            else f"JAX_GLM_NOPE_FFI_LIBRARY names {prebuilt}, which does not exist"
+        )
     try:
         if need_flashinfer:
             check_flashinfer_headers(find_flashinfer_data())

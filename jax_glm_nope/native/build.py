@@ -156,7 +156,9 @@ def check_layout_header(sources: pathlib.Path) -> None:
     for name, value in expected.items():
         match = re.search(rf"constexpr \w+ {name} = ([0-9.]+)f?;", text)
         if match is None or float(match.group(1)) != float(value):
-            raise BuildError(f"ffi/common/row_layout.h: {name} disagrees with jax_glm_nope/layout.py ({value})")
+            raise BuildError(
+                f"ffi/common/row_layout.h: {name} disagrees with jax_glm_nope/layout.py ({value})"
+            )
 
 
 def with_flashinfer(archs: tuple[str, ...], flashinfer: bool | None) -> bool:
@@ -164,7 +166,9 @@ def with_flashinfer(archs: tuple[str, ...], flashinfer: bool | None) -> bool:
     ``flashinfer`` says otherwise, when its headers are installed."""
     if not any(a in ("sm_120a", "sm_121a") for a in archs):
         if flashinfer:
-            raise ValueError(f"archs: FlashInfer's SM120 kernels need sm_120a or sm_121a in the list, got {archs}")
+            raise ValueError(
+                f"archs: FlashInfer's SM120 kernels need sm_120a or sm_121a in the list, got {archs}"
+            )
         return False
     return flashinfer_available() if flashinfer is None else flashinfer
 
@@ -354,7 +358,7 @@ def ptxas_report(library: pathlib.Path) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="jax-glm-nope build-ffi",
-        description="Build the native library (our CUDA kernels and FlashInfer's SM120 adapters) ahead of time.",
+        description="Build the native library (our CUDA kernels, FlashInfer's SM120 adapters) ahead of time.",
     )
     parser.add_argument(
         "--archs",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from ..candidates import last_writer_only
 from . import targets
 

@@ -27,7 +27,8 @@ FLASHINFER_REQUIREMENT = f"flashinfer-python=={FLASHINFER_VERSION}"
 # as shipped in flashinfer-python 0.7.4.
 FLASHINFER_HEADER_SHA256 = "ad08ac2fb59f089e11e433430ceeb72c04360c8fc4762d40465d9c5698948679"
 DEFAULT_NVCC = "/usr/local/cuda/bin/nvcc"
-INSTALL_FLASHINFER = f"pip install 'jax-glm-nope[ffi]' (which pins {FLASHINFER_REQUIREMENT})"
+# --no-deps: only FlashInfer's headers are used, and flashinfer-python depends on torch.
+INSTALL_FLASHINFER = f"pip install --no-deps {FLASHINFER_REQUIREMENT}"
 
 
 class BuildError(RuntimeError):
@@ -138,6 +139,6 @@ def check_flashinfer_headers(data: pathlib.Path) -> str:
             f"the SM120 adapters were written against FlashInfer {FLASHINFER_VERSION}'s GLM53_NOPE "
             f"headers, and the headers in {data} differ (installed flashinfer-python: {installed}; "
             f"header sha256 {found[:16]}..., expected {FLASHINFER_HEADER_SHA256[:16]}...): "
-            f"pip install {FLASHINFER_REQUIREMENT}"
+            f"{INSTALL_FLASHINFER}"
         )
     return found

@@ -31,6 +31,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
+from ...candidates import valid_slots
 from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
 from .schedule import Schedule
 
@@ -196,7 +197,7 @@ def _kernel(
     def fetch(i, slots):
         """Issue the gathers of the split's ``i``-th ``block_k`` candidates (none past the end)."""
         column = (split * tiles_per_split + i) * block_k + lax.iota(jnp.int32, block_k)
-        active = (column < topk_len) & (slots >= 0) & (slots < num_slots) & (i < tiles_per_split)
+        active = (column < topk_len) & valid_slots(slots, num_slots) & (i < tiles_per_split)
         rows = jnp.where(active, slots, 0)  # a safe address; the mask keeps it unread
         scales = _row_scales(pool_ref, rows, active)
         codes = [_row_codes(pool_ref, rows, active, c) for c in range(NUM_TILES)]

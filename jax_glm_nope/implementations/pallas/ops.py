@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import functools
 
-import jax
 import jax.numpy as jnp
 
 from ...layout import HEAD_DIM
 from ..batching import kernel_call
 from .kernel import attend_splits
 from .schedule import Schedule, choose_schedule
+
 
 def merge_splits(out, lse):
     """Exact log-sum-exp merge of ``out [S, T, H, 512]`` f32 and ``lse [S, T, H]``.
@@ -62,7 +62,9 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
 def _kernel_call(sm_scale: float, interpret: bool, schedule: Schedule | None):
-    return kernel_call("pallas", functools.partial(_attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule))
+    return kernel_call(
+        "pallas", functools.partial(_attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule)
+    )
 
 
 def sparse_mla(
