@@ -14,7 +14,7 @@ from .candidates import mask_holes, pad_candidates, to_slots
 from .layout import COMPACT, PADDED, RowFormat, row_format
 from .planner import capacity
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 __all__ = [
     "COMPACT",

@@ -5,7 +5,7 @@
 # cases (scripts/sm120_check.py), then the GPU tests that cover it.
 #
 #   pip install -e '.[cuda,test]' && pip install --no-deps flashinfer-python==0.7.4
-#                                         # (FlashInfer's headers are all we use; or '.[ffi]')
+#                                         # (--no-deps: FlashInfer's headers are all we use)
 #   scripts/sm120_check.sh                # writes sm120_check.log and sm120_check.json here
 #
 # Needs nvcc from CUDA 12.8 or newer (sm_120a). Pass --quick for heads 8 and 32 only.

@@ -1,0 +1,127 @@
+"""The wheel carries every source the native build needs; metadata and the jax range agree."""
+
+from __future__ import annotations
+
+import email
+import pathlib
+import re
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import pytest
+
+import jax_glm_nope as jgn
+from jax_glm_nope.implementations import pallas
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def pyproject() -> str:
+    path = ROOT / "pyproject.toml"
+    if not path.is_file():
+        pytest.skip("not a checkout")
+    return path.read_text()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    pyproject()
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (built,) = out.glob("jax_glm_nope-*.whl")
+    return zipfile.ZipFile(built)
+
+
+def test_the_wheel_carries_every_ffi_source(wheel):
+    names = set(wheel.namelist())
+    sources = [p for p in (ROOT / "ffi").rglob("*") if p.is_file()]
+    assert len(sources) >= 10 and any(len(p.relative_to(ROOT / "ffi").parts) >= 3 for p in sources)
+    missing = [
+        p.relative_to(ROOT).as_posix()
+        for p in sources
+        if "jax_glm_nope/_ffi/" + p.relative_to(ROOT / "ffi").as_posix() not in names
+    ]
+    assert not missing, f"ffi files not in the wheel (pyproject package-data): {missing}"
+
+
+def test_the_wheel_carries_every_module_and_nothing_beside_the_package(wheel):
+    names = set(wheel.namelist())
+    modules = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "jax_glm_nope").rglob("*.py")
+        if "__pycache__" not in p.parts
+    ]
+    missing = [m for m in modules if m not in names]
+    assert not missing, f"modules not in the wheel (pyproject packages): {missing}"
+    assert "jax_glm_nope/py.typed" in names
+    top = {name.split("/")[0] for name in names}
+    assert top == {"jax_glm_nope", f"jax_glm_nope-{jgn.__version__}.dist-info"}, top  # no tests/, benchmarks/
+
+
+def test_the_wheel_metadata(wheel):
+    (metadata_name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    metadata = email.message_from_bytes(wheel.read(metadata_name))
+    assert metadata["Version"] == jgn.__version__
+    assert metadata["License-Expression"] == "Apache-2.0"
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel.namelist())
+    assert "Apache License" in (ROOT / "LICENSE").read_text()
+    requires = metadata.get_all("Requires-Dist")
+    assert not [r for r in requires if re.match(r"(torch|flashinfer)", r)], requires  # no extra pulls torch
+    assert "jax<0.12,>=0.10.2" in requires and "jaxlib<0.12,>=0.10.2" in requires
+    assert set(metadata.get_all("Provides-Extra")) == {"cuda", "dev", "test"}
+
+
+def test_the_supported_jax_range_is_stated_once():
+    assert f'"jax{pallas.SUPPORTED_JAX}"' in pyproject()
+    assert f'"jaxlib{pallas.SUPPORTED_JAX}"' in pyproject()
+
+
+def test_a_jax_without_the_pallas_triton_lowering_loses_only_pallas():
+    """The module missing: no ImportError at import, a sentence naming the version and
+    the supported range from the Pallas implementation, the other implementations as before."""
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["jax.experimental.pallas.triton"] = None  # import raises ImportError
+        import jax, jax.numpy as jnp
+        import jax_glm_nope as jgn
+        from jax_glm_nope import device, dispatch
+        from jax_glm_nope.implementations import pallas
+        here = device.current()
+        reason = dispatch.unsupported("sparse_mla", "pallas", here, None, interpret=True)
+        print(reason)
+        assert reason == pallas.TRITON_MISSING
+        assert f"jax {jax.__version__}" in reason and ">=0.10.2,<0.12" in reason
+        pool = jgn.quantize(jnp.ones((4, 512), jnp.float32))
+        q = jnp.ones((1, 2, 512), jnp.bfloat16)
+        indices = jnp.array([[0, 3]], jnp.int32)
+        try:
+            jgn.sparse_mla(q, pool, indices, 1 / 16, implementation="pallas", interpret=True)
+        except ValueError as err:
+            assert "has no Pallas Triton lowering" in str(err), err
+        else:
+            raise AssertionError("pallas served without its lowering")
+        out, lse = jgn.sparse_mla(q, pool, indices, 1 / 16)  # the automatic choice still serves
+        assert out.shape == (1, 2, 512)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "has no Pallas Triton lowering" in done.stdout
+
+
+def test_no_process_wide_warning_filters_in_the_package():
+    offenders = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "jax_glm_nope").rglob("*.py")
+        if re.search(r"warnings\.(filterwarnings|simplefilter)", p.read_text())
+    ]
+    assert not offenders, offenders
