@@ -39,7 +39,16 @@ namespace L = layout;
 constexpr int kMaxHeads = 32;      // family S
 constexpr int kBlockRows = 64;     // candidates per pipeline stage
 constexpr int kConsumerWarps = 4;  // = value tiles: warp w owns tile w in the value MMA
-constexpr int kThreads = (kConsumerWarps + 1) * 32;
+// Consumer warpgroups per CTA: one up to 16 heads (two CTAs per SM), two above (one
+// CTA per SM; the groups take alternate blocks, each with its own value accumulator,
+// and are merged at the end). With two, the producer is a whole warpgroup (warp 8
+// works, warps 9-11 leave) so that setmaxnreg can move its registers to the consumers.
+__host__ __device__ constexpr int consumer_groups(int nt) { return nt > 2 ? 2 : 1; }
+__host__ __device__ constexpr int threads_of(int nt) {
+  return consumer_groups(nt) == 2 ? 3 * 128 : (kConsumerWarps + 1) * 32;
+}
+constexpr int kThreads = (kConsumerWarps + 1) * 32;  // one consumer group
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64K
 constexpr int kRowBytes = L::kCompactRowBytes;  // bytes gathered per row and smem row stride
 // A 528-byte smem row stride puts the 8 rows an ldmatrix phase reads 16 bytes apart
 // in the bank space (528 / 4 = 132 = 4 mod 32 words): conflict-free without padding.
@@ -187,9 +196,31 @@ __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint3
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-// Named barrier among the 128 consumer threads (the producer never joins it).
-__device__ __forceinline__ void consumer_sync() {
-  asm volatile("bar.sync 1, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+// Named barrier among the 128 threads of consumer group `group` (barrier 1 or 2;
+// immediate ids, so ptxas counts the barriers the CTA really uses).
+__device__ __forceinline__ void consumer_sync(int group = 0) {
+  if (group == 0) {
+    asm volatile("bar.sync 1, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+  } else {
+    asm volatile("bar.sync 2, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+  }
+}
+// Named barrier among all consumer threads of the CTA (barrier 3 for two groups).
+template <int NWG>
+__device__ __forceinline__ void all_consumers_sync() {
+  if constexpr (NWG == 1) {
+    consumer_sync(0);
+  } else {
+    asm volatile("bar.sync 3, %0;" ::"n"(NWG * kConsumerWarps * 32) : "memory");
+  }
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
 }
 // 2^x for x <= 0 (probabilities and corrections); -inf gives +0.
 __device__ __forceinline__ float exp2_approx(float x) {
@@ -228,17 +259,26 @@ __device__ __forceinline__ int exponent_bound(float x) {
 template <int NT, int NS>
 struct Smem {
   static constexpr int kHeadsPad = NT * 8;
+  static constexpr int kGroups = consumer_groups(NT);
   static constexpr int kRows = 0;
   static constexpr int kQ = kRows + NS * kBlockRows * kRowBytes;
+  // Per consumer group (stride kGroup): probabilities, block maxima and sums, and the
+  // per-(tile, head) bound and exponent.
   static constexpr int kP = kQ + kHeadsPad * kQRowBytes;
   static constexpr int kRedMax = kP + kHeadsPad * kPRowFloats * 4;
   static constexpr int kRedSum = kRedMax + kConsumerWarps * kHeadsPad * 4;
-  static constexpr int kFlags = kRedSum + kConsumerWarps * kHeadsPad * 4;
+  static constexpr int kBound = kRedSum + kConsumerWarps * kHeadsPad * 4;
+  static constexpr int kGroup = kBound + 2 * kConsumerWarps * kHeadsPad * 4 - kP;
+  static constexpr int kFlags = kP + kGroups * kGroup;
   static constexpr int kFactor = kFlags + NS * kBlockRows * 4;
   static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
-  static constexpr int kBound = kBad + kHeadsPad * 4 + 16;
-  static constexpr int kBars = (kBound + 2 * kConsumerWarps * kHeadsPad * 4 + 15) / 16 * 16;
+  static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
   static constexpr int kBytes = kBars + 2 * NS * 8;
+  // The group merge reuses the row ring once every block is consumed: per consumer
+  // thread of group 1, its 32 NT accumulators and 4 NT softmax values.
+  static constexpr int kXchgFloats = 36 * NT;
+  static_assert(kGroups == 1 || kXchgFloats * kConsumerWarps * 32 * 4 <= NS * kBlockRows * kRowBytes,
+                "the merge buffer must fit in the row ring");
 };
 
 // Stages per head-tile count: the most that keep ctas_per_sm CTAs resident
@@ -252,15 +292,13 @@ constexpr int stages_for() {
 // The attention kernel.
 
 template <int NT, int NS, bool kCpAsync>
-__global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
+__global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
   using S = Smem<NT, NS>;
   constexpr int HP = S::kHeadsPad;
+  constexpr int NWG = S::kGroups;
   extern __shared__ __align__(128) uint8_t smem[];
   uint8_t* rows_base = smem + S::kRows;
   uint8_t* qhat = smem + S::kQ;
-  float* pbuf = reinterpret_cast<float*>(smem + S::kP);
-  float* red_max = reinterpret_cast<float*>(smem + S::kRedMax);
-  float* red_sum = reinterpret_cast<float*>(smem + S::kRedSum);
   int* flags = reinterpret_cast<int*>(smem + S::kFlags);
   // The per-head score factor f = sm_scale log2(e) 2^e1, applied before the tile scale
   // when |f| <= 1 (pre) and after the tile sum otherwise (post), so that no product
@@ -293,8 +331,12 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
   }
   __syncthreads();
 
-  if (warp == kConsumerWarps) {
+  if (warp >= NWG * kConsumerWarps) {
     // ---------------- producer ----------------
+    if constexpr (NWG == 2) {
+      ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+      if (warp != NWG * kConsumerWarps) return;
+    }
     const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
     auto load = [&](int b, int& i0, int& i1) {
       const int j = c_begin + b * kBlockRows + lane;
@@ -351,13 +393,19 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
   }
 
   // ---------------- consumers ----------------
-  const int w = warp;
+  if constexpr (NWG == 2) ptx::setmaxnreg_inc<kConsumerRegs>();
+  const int grp = NWG == 1 ? 0 : warp / kConsumerWarps;  // group: blocks grp, grp + NWG, ...
+  const int w = NWG == 1 ? warp : warp % kConsumerWarps;  // value tile of this warp
+  uint8_t* gbase = smem + S::kP + grp * S::kGroup;
+  float* pbuf = reinterpret_cast<float*>(gbase);
+  float* red_max = reinterpret_cast<float*>(gbase + (S::kRedMax - S::kP));
+  float* red_sum = reinterpret_cast<float*>(gbase + (S::kRedSum - S::kP));
   const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
   const int q4 = lane & 3;  // thread in group
 
   // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
   // the factor is a normal float); the factor goes back into the score factor.
-  for (int h = w; h < HP; h += kConsumerWarps) {
+  for (int h = warp; h < HP; h += NWG * kConsumerWarps) {
     float v[16];
     if (h < p.heads) {
       const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h) * L::kHeadDim;
@@ -400,7 +448,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
       bad_head[h] = bad;
     }
   }
-  ptx::consumer_sync();
+  ptx::all_consumers_sync<NWG>();
 
   // Online-softmax state, base 2: C layout (heads 8j + 2q4 + i) and B layout (head 8j + g),
   // updated by the same arithmetic from the same shared values, hence identical.
@@ -408,8 +456,8 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
   // Per (tile w, head): bound = max over seen candidates of (p / l) * |s_w|, and the
   // exponent f with O held in units of 2^f. Kept in shared memory (one slot per warp
   // and head, read and written by that warp only): registers go to the accumulator.
-  float* bound_s = reinterpret_cast<float*>(smem + S::kBound) + w * HP;
-  int* f_s = reinterpret_cast<int*>(smem + S::kBound) + (kConsumerWarps + w) * HP;
+  float* bound_s = reinterpret_cast<float*>(gbase + (S::kBound - S::kP)) + w * HP;
+  int* f_s = reinterpret_cast<int*>(gbase + (S::kBound - S::kP)) + (kConsumerWarps + w) * HP;
   uint32_t bad_bits = 0;
   bool scale_bad = false;
   float o[8][NT][4];
@@ -429,7 +477,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
 
   const int c_a = 16 * w + g, c_b = c_a + 8;  // this thread's score rows
 
-  for (int b = 0; b < nblocks; ++b) {
+  for (int b = grp; b < nblocks; b += NWG) {
     const int stage = b % NS;
     ptx::mbar_wait(&full[stage], (b / NS) & 1);
     const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
@@ -442,6 +490,22 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
 #pragma unroll
       for (int e = 0; e < 4; ++e) sc[j][e] = 0.0f;
     const uint8_t* arow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
+    // Per candidate, the tile scales are shifted by 2^-E_c, E_c = the exponent bound of
+    // max_t |s_t| (a normal power of two): |s_t 2^-E_c| < 1 (< 4 past 2^126), so no tile term can overflow
+    // and the 2^E_c goes back in once per summed score (Pallas kernel, docs/pallas.md
+    // change 11). fmaxf drops a NaN scale here; it is flagged through scale_bad.
+    float sdown_a, sdown_b, up_a, up_b;
+    {
+      const float4 xa = *reinterpret_cast<const float4*>(rows + c_a * kRowBytes + L::kScalesOffset);
+      const float4 xb = *reinterpret_cast<const float4*>(rows + c_b * kRowBytes + L::kScalesOffset);
+      const float ma = fmaxf(fmaxf(fabsf(xa.x), fabsf(xa.y)), fmaxf(fabsf(xa.z), fabsf(xa.w)));
+      const float mb = fmaxf(fmaxf(fabsf(xb.x), fabsf(xb.y)), fmaxf(fabsf(xb.z), fabsf(xb.w)));
+      const int ea = exponent_bound(ma), eb = exponent_bound(mb);
+      sdown_a = pow2(-ea);
+      sdown_b = pow2(-eb);
+      up_a = pow2(ea);
+      up_b = pow2(eb);
+    }
     // Unrolled up to 16 heads (four independent MMA chains); above, one tile's 8 k-steps
     // x NT MMAs are independent enough and the registers go to the value accumulator.
 #pragma unroll(NT <= 2 ? 4 : 1)
@@ -472,27 +536,30 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
           }
         }
       }
+      // |acc| < 128 x 448 < 2^16 and |s'| < 4: one FFMA per element, no clamp; a NaN
+      // accumulator (NaN code or q) stays NaN through the sum and is flagged once below.
       const float s_a = *reinterpret_cast<const float*>(rows + c_a * kRowBytes + L::kScalesOffset + 4 * t);
       const float s_b = *reinterpret_cast<const float*>(rows + c_b * kRowBytes + L::kScalesOffset + 4 * t);
       scale_bad |= !isfinite(s_a) || !isfinite(s_b);  // zero rows (inactive) have scale 0
+      const float sn_a = s_a * sdown_a, sn_b = s_b * sdown_b;
 #pragma unroll
       for (int j = 0; j < NT; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float v = acc[j][e];
-          bad_bits |= uint32_t(isnan(v)) << (2 * j + (e & 1));
-          const float pre = qpre[8 * j + 2 * q4 + (e & 1)];
-          sc[j][e] += clamp_finite((v * pre) * (e < 2 ? s_a : s_b));
-        }
+        for (int e = 0; e < 4; ++e) sc[j][e] = fmaf(acc[j][e], e < 2 ? sn_a : sn_b, sc[j][e]);
     }
     const bool act_a = fl[c_a] != 0, act_b = fl[c_b] != 0;
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        // A saturated sum is a score that overflows float32: +inf (the max) or -FLT_MAX.
+        const float v0 = sc[j][e];
+        bad_bits |= uint32_t(isnan(v0)) << (2 * j + (e & 1));
+        // |sum'| < 2^20: (sum' pre) cannot overflow (|pre| <= 1); x 2^E_c and x post
+        // overflow only when the score itself does (post != 1 only when |f| > 1): a
+        // score past float32 saturates to +inf (the max) or -FLT_MAX.
+        const float pre = qpre[8 * j + 2 * q4 + (e & 1)];
         const float post = qpost[8 * j + 2 * q4 + (e & 1)];
-        float v = clamp_finite(sc[j][e]) * post;
+        float v = ((v0 * pre) * (e < 2 ? up_a : up_b)) * post;
         v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
         sc[j][e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
       }
@@ -506,7 +573,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
         for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
         if (g == 0) red_max[w * HP + 8 * j + 2 * q4 + i] = mx;
       }
-    ptx::consumer_sync();
+    ptx::consumer_sync(grp);
 
     float mnew_c[NT][2], mnew_b[NT];
 #pragma unroll
@@ -542,7 +609,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
         for (int o_ = 4; o_ < 32; o_ *= 2) s += __shfl_xor_sync(~0u, s, o_);
         if (g == 0) red_sum[w * HP + h] = s;
       }
-    ptx::consumer_sync();
+    ptx::consumer_sync(grp);
 
     // New sums; alpha = l_old * corr / l_new is the weight the old mean keeps.
     auto update = [&](float m_old, float m_new, float l_old, int h, float& l_new) {
@@ -674,7 +741,62 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
     for (int i = 0; i < 2; ++i)
       if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&bad_head[8 * j + 2 * q4 + i], 1);
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
-  ptx::consumer_sync();
+  // O of this warp's (tile, heads) is held in units of 2^f.
+  int f_c[NT][2];
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i) f_c[j][i] = f_s[8 * j + 2 * q4 + i];
+  ptx::all_consumers_sync<NWG>();  // every block consumed: the row ring is free
+  if constexpr (NWG == 2) {
+    // Group 1 hands its state to the same (warp, lane) of group 0 through the ring;
+    // group 0 merges the two running means like the split combine (weights
+    // l_g 2^(m_g - M), 1 where m_g == M), in units of 2^max(f_0, f_1).
+    float* xchg = reinterpret_cast<float*>(rows_base) + w * (S::kXchgFloats * 32) + lane;
+    if (grp == 1) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          xchg[(32 * NT + 4 * j + 2 * i) * 32] = m_c[j][i];
+          xchg[(32 * NT + 4 * j + 2 * i + 1) * 32] = l_c[j][i];
+#pragma unroll
+          for (int mt = 0; mt < 8; ++mt) {
+            xchg[((mt * NT + j) * 4 + i) * 32] = o[mt][j][i];
+            xchg[((mt * NT + j) * 4 + i + 2) * 32] = o[mt][j][i + 2];
+          }
+        }
+    }
+    ptx::all_consumers_sync<NWG>();
+    if (grp == 1) return;
+    const int* f_s1 = reinterpret_cast<const int*>(smem + S::kP + S::kGroup + (S::kBound - S::kP)) +
+                      (kConsumerWarps + w) * HP;
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float m0 = m_c[j][i], l0 = l_c[j][i];
+        const float m1 = xchg[(32 * NT + 4 * j + 2 * i) * 32];
+        const float l1 = xchg[(32 * NT + 4 * j + 2 * i + 1) * 32];
+        const int f0 = f_c[j][i], f1 = f_s1[8 * j + 2 * q4 + i];
+        const float m = fmaxf(m0, m1);
+        const float k0 = l0 * (m0 == m ? 1.0f : ptx::exp2_approx(m0 - m));
+        const float k1 = l1 * (m1 == m ? 1.0f : ptx::exp2_approx(m1 - m));
+        const float l = k0 + k1;  // >= 1 when either group saw an active candidate
+        const int f = max(f0, f1);
+        const int d0 = f0 - f, d1 = f1 - f;  // in [-252, 0]: two normal powers of two
+        const float w0 = l > 0.0f ? __fdiv_rn(k0, l) * pow2(d0 / 2) * pow2(d0 - d0 / 2) : 0.0f;
+        const float w1 = l > 0.0f ? __fdiv_rn(k1, l) * pow2(d1 / 2) * pow2(d1 - d1 / 2) : 0.0f;
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) {
+          o[mt][j][i] = o[mt][j][i] * w0 + xchg[((mt * NT + j) * 4 + i) * 32] * w1;
+          o[mt][j][i + 2] = o[mt][j][i + 2] * w0 + xchg[((mt * NT + j) * 4 + i + 2) * 32] * w1;
+        }
+        m_c[j][i] = m;
+        l_c[j][i] = l;
+        f_c[j][i] = f;
+      }
+  }
   const bool any_bad_scale = *bad_all != 0;
   const bool partial = p.num_splits > 1;
 #pragma unroll
@@ -682,7 +804,7 @@ __global__ void __launch_bounds__(kThreads, ctas_per_sm(NT * 8)) sparse_mla_kern
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int h = 8 * j + 2 * q4 + i;
-      const int f = f_s[8 * j + 2 * q4 + i];
+      const int f = f_c[j][i];
       if (h >= p.heads) continue;
       const float l = l_c[j][i];
       // Non-finite referenced input poisons the head (never the empty sentinel); a
@@ -775,12 +897,13 @@ template <int NT>
 cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   constexpr int NS = stages_for<NT>();
   auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
+  constexpr int threads = threads_of(NT);
   constexpr int bytes = Smem<NT, NS>::kBytes;
   cudaError_t status =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (status != cudaSuccess) return status;
   const int64_t ctas = int64_t(p.tokens) * p.num_splits;
-  kernel<<<dim3(static_cast<unsigned>(ctas)), kThreads, bytes, stream>>>(p);
+  kernel<<<dim3(static_cast<unsigned>(ctas)), threads, bytes, stream>>>(p);
   status = cudaGetLastError();
   if (status != cudaSuccess || p.num_splits == 1) return status;
   combine_kernel<<<dim3(p.tokens, p.heads), 128, 0, stream>>>(p);
