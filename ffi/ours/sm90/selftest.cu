@@ -575,6 +575,34 @@ float time_graph(F launch, int reps = 20, int trials = 7) {
   return ms[ms.size() / 2] * 1000.0f / reps;  // us per call
 }
 
+// The targets (docs/cuda_sm90.md) and the H200 run-3 numbers (docs/logs/h200_run3:
+// ours and FlashMLA through JAX, CUDA graph) for the summary lines; 0 = none.
+struct Reference {
+  double bar, run3, flashmla;
+};
+Reference reference_for(int tokens, int heads, int topk, const char* rule) {
+  if (std::string(rule) != "batch") return {0, 0, 0};
+  if (topk == 2048) {
+    const int i = heads / 8 - 1;  // H = 8, 16, 24, 32
+    if (tokens == 128) {
+      const double bar[4] = {45, 45, 0, 55}, run3[4] = {68.4, 93.7, 158.4, 205.4},
+                   fm[4] = {99.6, 99.1, 100.0, 99.8};
+      return {bar[i], run3[i], fm[i]};
+    }
+    if (tokens == 32) {
+      const double bar[4] = {13, 13, 0, 0}, run3[4] = {30.5, 38.3, 0, 68.8},
+                   fm[4] = {42.4, 0, 0, 42.5};
+      return {bar[i], run3[i], fm[i]};
+    }
+    if (tokens == 1) {
+      const double run3[4] = {21.9, 0, 0, 30.2}, fm[4] = {17.4, 0, 0, 17.7};
+      return {10, run3[i], fm[i]};
+    }
+  }
+  if (topk == 2176 && tokens == 4096) return {heads == 32 ? 1400.0 : 0, heads == 32 ? 6055.0 : 2352.0, 0};
+  return {0, 0, 0};
+}
+
 void benchmark(int sm_count, FILE* csv) {
   const int64_t slots = 1 << 20;  // 554 MB of 528-byte rows, ~9x the L2
   const int max_tokens = 4096, max_topk = 2176;
@@ -616,8 +644,7 @@ void benchmark(int sm_count, FILE* csv) {
     rows.push_back({4096, heads, 2176, 528, true});
   }
 
-  std::printf("\n%-6s %-3s %-5s %-4s %-10s %-3s %9s %8s %9s\n", "T", "H", "K", "row", "rule", "S",
-              "us", "TB/s", "TFLOP/s");
+  std::printf("\n");
   int cur_row_bytes = 0, cur_topk = 0;
   for (const Row& r : rows) {
     if (r.row_bytes != cur_row_bytes) {
@@ -657,9 +684,16 @@ void benchmark(int sm_count, FILE* csv) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule = r.cp_async ? "batch+cpas" : (r.invariant ? "invariant" : "batch");
-    std::printf("%-6d %-3d %-5d %-4d %-10s %-3d %9.2f %8.2f %9.1f\n", r.tokens, r.heads, r.topk,
-                r.row_bytes, rule, splits, us,
-                rows_bytes / us * 1e-6, flops / us * 1e-6);
+    // One compact line per case: the time, then run 3, FlashMLA and the bar where known.
+    const Reference ref = reference_for(r.tokens, r.heads, r.topk, rule);
+    char extra[160] = "";
+    int n = 0;
+    if (ref.run3 > 0) n += std::snprintf(extra + n, sizeof(extra) - n, "  run3 %.1f (x%.2f)", ref.run3, ref.run3 / us);
+    if (ref.flashmla > 0) n += std::snprintf(extra + n, sizeof(extra) - n, "  FlashMLA %.1f", ref.flashmla);
+    if (ref.bar > 0)
+      std::snprintf(extra + n, sizeof(extra) - n, "  bar %.0f %s", ref.bar, us <= ref.bar ? "MET" : "missed");
+    std::printf("bench T=%-4d H=%-2d K=%-4d row=%d %-10s S=%-2d %9.2f us %5.2f TB/s%s\n", r.tokens,
+                r.heads, r.topk, r.row_bytes, rule, splits, us, rows_bytes / us * 1e-6, extra);
     if (csv)
       std::fprintf(csv, "%d,%d,%d,%d,%s,%d,%.3f,%.3f,%.2f\n", r.tokens, r.heads, r.topk,
                    r.row_bytes, rule, splits, us,
@@ -757,8 +791,8 @@ int main(int argc, char** argv) {
     Case c = make("tame 656-B rows, K=2051", 5, 16, 2051, 656, 30000, tame_scale, kTame, 1);
     correctness_case(c, sm_count);
   }
-  {
-    Case c = make("tame topk_lens kinds, K=2048", 10, 8, 2048, 528, 40000, tame_scale, kTame, 2);
+  for (int h : {8, 32}) {  // 32: two consumer groups, one of them often idle or short
+    Case c = make("tame topk_lens kinds, K=2048", 10, h, 2048, 528, 40000, tame_scale, kTame, 2);
     correctness_case(c, sm_count);
   }
   {
@@ -777,11 +811,22 @@ int main(int argc, char** argv) {
     Case e = make("wide rows e^+-4, sm_scale 1/8", 4, h, 2176, 528, 40000, 0.125f, kWideRows, 0);
     correctness_case(e, sm_count);
   }
-  {
-    // Non-finite referenced input and extremes, one token each.
-    Case c = make("robustness", 6, 16, 256, 528, 5000, tame_scale, kTame, 0);
+  // Non-finite referenced input and extremes, one token each: 16 heads (one consumer
+  // group) and 32 heads (two groups merged in the CTA), K = 256 (4 blocks) and 2048.
+  for (const int rh : {16, 32})
+  for (const int rk : {256, 2048}) {
+    if (rh == 16 && rk == 2048) continue;
+    Case c = make(rh == 16 ? "robustness" : (rk == 256 ? "robustness H=32" : "robustness H=32 K=2048"),
+                  6, rh, rk, 528, 5000, tame_scale, kTame, 0);
+    // Private slots past every slot make_case referenced (the pool grows by K + 8 NaN
+    // rows; the hostile index `num_slots` moves with it, so it stays out of range).
+    const int64_t s0 = c.num_slots;
+    c.num_slots += rk + 8;
+    c.pool.resize(size_t(c.num_slots) * c.row_bytes, 0xff);
+    for (auto& v : c.indices)
+      if (v == int32_t(s0)) v = int32_t(c.num_slots);
     // t0: NaN in q of head 3 (only head 3 NaN).
-    c.q[(0 * 16 + 3) * 512 + 77] = 0x7fc0;
+    c.q[(0 * rh + 3) * 512 + 77] = 0x7fc0;
     // t1: a NaN code in an active row: every head NaN. Use a fresh slot only t1 references.
     auto own_slot = [&](int t, int j, int64_t slot) {
       const int64_t src = c.indices[int64_t(t) * c.topk + j];
@@ -789,35 +834,37 @@ int main(int argc, char** argv) {
                   c.row_bytes);
       c.indices[int64_t(t) * c.topk + j] = int32_t(slot);
     };
-    int j1 = 5;
+    // (the NaN code and the Inf scale sit in the second half of K when K = 2048: the
+    // second consumer group's blocks)
+    int j1 = rk == 256 ? 5 : 1100;
     while (!active(c, 1, j1)) ++j1;
-    own_slot(1, j1, 4990);
-    c.pool[4990 * c.row_bytes + 200] = 0x7f;
+    own_slot(1, j1, s0 + rk);
+    c.pool[(s0 + rk) * c.row_bytes + 200] = 0x7f;
     // t2: an Inf scale in an active row.
-    int j2 = 9;
+    int j2 = rk == 256 ? 9 : 1500;
     while (!active(c, 2, j2)) ++j2;
-    own_slot(2, j2, 4991);
+    own_slot(2, j2, s0 + rk + 1);
     const float inf = INFINITY;
-    std::memcpy(c.pool.data() + 4991 * c.row_bytes + L::kScalesOffset + 8, &inf, 4);
+    std::memcpy(c.pool.data() + (s0 + rk + 1) * c.row_bytes + L::kScalesOffset + 8, &inf, 4);
     // t3: q at the bf16 maximum in head 0 with large rows: float32 scores overflow to +inf.
-    for (int i = 0; i < 512; ++i) c.q[(3 * 16 + 0) * 512 + i] = (i % 3) ? 0x7f7f : 0x0000;
+    for (int i = 0; i < 512; ++i) c.q[(3 * rh + 0) * 512 + i] = (i % 3) ? 0x7f7f : 0x0000;
     // t4: values up to ~8.5e37 (scales FLT_MAX / 448 / 4) with tiny q, so scores stay
     // moderate and the running mean must not overflow.
     Rng qr(99);
-    for (int i = 0; i < 16 * 512; ++i) c.q[4 * 16 * 512 + i] = bf16_bits(float(qr.normal() * 1e-37));
+    for (int i = 0; i < rh * 512; ++i) c.q[4 * rh * 512 + i] = bf16_bits(float(qr.normal() * 1e-37));
     for (int j = 0; j < c.topk; ++j) {
       if (!active(c, 4, j)) continue;
-      own_slot(4, j, 4000 + j);
+      own_slot(4, j, s0 + j);
       for (int t = 0; t < 4; ++t) {
         const float big = FLT_MAX / 448.0f / 4.0f;
-        std::memcpy(c.pool.data() + (4000 + j) * c.row_bytes + L::kScalesOffset + 4 * t, &big, 4);
+        std::memcpy(c.pool.data() + (s0 + j) * c.row_bytes + L::kScalesOffset + 4 * t, &big, 4);
       }
     }
     correctness_case(c, sm_count);
   }
-  {
+  for (const int bh : {16, 32}) {
     // Batch invariance: a token's bits at T = 1 equal its bits inside T = 128.
-    Case c = make("batch invariance", 128, 16, 2176, 528, 200000, tame_scale, kTame, 0);
+    Case c = make("batch invariance", 128, bh, 2176, 528, 200000, tame_scale, kTame, 0);
     DeviceCase d;
     const int inv = sm90::invariant_num_splits(c.heads, c.topk);
     upload(c, d, sm90::num_blocks(c.topk));
@@ -830,15 +877,15 @@ int main(int argc, char** argv) {
         poison(c, d);
         CHECK_CUDA(sm90::launch_sparse_mla(params_for(c, d, s_single, t, 1), 0));
         CHECK_CUDA(cudaDeviceSynchronize());
-        std::vector<uint16_t> o(16 * 512);
-        std::vector<float> l(16);
-        CHECK_CUDA(cudaMemcpy(o.data(), d.out + int64_t(t) * 16 * 512, o.size() * 2,
+        std::vector<uint16_t> o(bh * 512);
+        std::vector<float> l(bh);
+        CHECK_CUDA(cudaMemcpy(o.data(), d.out + int64_t(t) * bh * 512, o.size() * 2,
                               cudaMemcpyDeviceToHost));
-        CHECK_CUDA(cudaMemcpy(l.data(), d.lse + t * 16, 64, cudaMemcpyDeviceToHost));
-        same = same && std::memcmp(o.data(), all.out.data() + int64_t(t) * 16 * 512, o.size() * 2) == 0 &&
-               std::memcmp(l.data(), all.lse.data() + t * 16, 64) == 0;
+        CHECK_CUDA(cudaMemcpy(l.data(), d.lse + t * bh, bh * 4, cudaMemcpyDeviceToHost));
+        same = same && std::memcmp(o.data(), all.out.data() + int64_t(t) * bh * 512, o.size() * 2) == 0 &&
+               std::memcmp(l.data(), all.lse.data() + t * bh, bh * 4) == 0;
       }
-      std::printf("batch invariance, %s rule (S=%d at T=128, S=%d at T=1): %s\n",
+      std::printf("batch invariance H=%d, %s rule (S=%d at T=128, S=%d at T=1): %s\n", bh,
                   rule == 0 ? "invariant" : "batch", s_batch, s_single,
                   same ? "same bits" : "bits differ");
       if (rule == 0 && !same) ++g_failures;

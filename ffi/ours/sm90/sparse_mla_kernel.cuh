@@ -741,13 +741,13 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
     for (int i = 0; i < 2; ++i)
       if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&bad_head[8 * j + 2 * q4 + i], 1);
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
-  // O of this warp's (tile, heads) is held in units of 2^f.
+  ptx::all_consumers_sync<NWG>();  // every block consumed: the row ring is free
+  // O of this warp's (tile, heads) is held in units of 2^f (written by other lanes).
   int f_c[NT][2];
 #pragma unroll
   for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 2; ++i) f_c[j][i] = f_s[8 * j + 2 * q4 + i];
-  ptx::all_consumers_sync<NWG>();  // every block consumed: the row ring is free
   if constexpr (NWG == 2) {
     // Group 1 hands its state to the same (warp, lane) of group 0 through the ring;
     // group 0 merges the two running means like the split combine (weights
