@@ -51,7 +51,7 @@ def call(**kw):
             TypeError,
             "option 'interpret' is not accepted by implementation='reference'",
         ),
-        (dict(implementation="pallas", interpret="yes"), TypeError, "interpret: expected a bool (True or False), got str"),
+        (dict(implementation="pallas", interpret="yes"), TypeError, r"interpret: expected a bool \(True or False\), got str"),
     ],
 )
 def test_sparse_mla_rejects(kw, err, pattern):
