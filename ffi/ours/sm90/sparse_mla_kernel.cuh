@@ -400,6 +400,9 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   float* pbuf = reinterpret_cast<float*>(gbase);
   float* red_max = reinterpret_cast<float*>(gbase + (S::kRedMax - S::kP));
   float* red_sum = reinterpret_cast<float*>(gbase + (S::kRedSum - S::kP));
+  // red_* layout: [head][warp] up to 16 heads (each head's four values are one 16-byte
+  // load), [warp][head] above (the vector loads cost registers the accumulator needs).
+  constexpr int kRh = NT <= 2 ? kConsumerWarps : 1, kRw = NT <= 2 ? 1 : HP;
   const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
   const int q4 = lane & 3;  // thread in group
 
@@ -571,7 +574,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         float mx = fmaxf(sc[j][i], sc[j][i + 2]);
 #pragma unroll
         for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
-        if (g == 0) red_max[w * HP + 8 * j + 2 * q4 + i] = mx;
+        if (g == 0) red_max[(8 * j + 2 * q4 + i) * kRh + w * kRw] = mx;
       }
     ptx::consumer_sync(grp);
 
@@ -583,12 +586,12 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         const int h = 8 * j + 2 * q4 + i;
         float m = m_c[j][i];
 #pragma unroll
-        for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[ww * HP + h]);
+        for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[h * kRh + ww * kRw]);
         mnew_c[j][i] = m;
       }
       float m = m_b[j];
 #pragma unroll
-      for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[ww * HP + 8 * j + g]);
+      for (int ww = 0; ww < kConsumerWarps; ++ww) m = fmaxf(m, red_max[(8 * j + g) * kRh + ww * kRw]);
       mnew_b[j] = m;
     }
     // Probabilities in [0, 1] relative to the running max; a +inf score equal to the
@@ -607,7 +610,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         float s = p0 + p1;
 #pragma unroll
         for (int o_ = 4; o_ < 32; o_ *= 2) s += __shfl_xor_sync(~0u, s, o_);
-        if (g == 0) red_sum[w * HP + h] = s;
+        if (g == 0) red_sum[h * kRh + w * kRw] = s;
       }
     ptx::consumer_sync(grp);
 
@@ -616,7 +619,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       const float corr = m_old == m_new ? 1.0f : ptx::exp2_approx(m_old - m_new);
       float sum = 0.0f;
 #pragma unroll
-      for (int ww = 0; ww < kConsumerWarps; ++ww) sum = __fadd_rn(sum, red_sum[ww * HP + h]);
+      for (int ww = 0; ww < kConsumerWarps; ++ww) sum = __fadd_rn(sum, red_sum[h * kRh + ww * kRw]);
       const float kept = __fmul_rn(l_old, corr);
       l_new = __fadd_rn(kept, sum);
       return l_new > 0.0f ? __fdiv_rn(kept, l_new) : 0.0f;  // l_new >= 1 when > 0
