@@ -752,6 +752,10 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 #pragma unroll
     for (int i = 0; i < 2; ++i) f_c[j][i] = f_s[8 * j + 2 * q4 + i];
   if constexpr (NWG == 2) {
+    // One block or none (a split of one block, b = 1): group 1 saw nothing, no merge.
+    if (nblocks <= 1 && grp == 1) return;
+  }
+  if (NWG == 2 && nblocks > 1) {  // CTA-uniform: both groups take this branch or neither
     // Group 1 hands its state to the same (warp, lane) of group 0 through the ring;
     // group 0 merges the two running means like the split combine (weights
     // l_g 2^(m_g - M), 1 where m_g == M), in units of 2^max(f_0, f_1).
