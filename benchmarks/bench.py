@@ -143,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help=f"rows in the pool (default {DEFAULT_POOL_SLOTS}, {INTERPRET_POOL_SLOTS} with --interpret)",
     )
-    p.add_argument("--wide-range", action="store_true", help="rows scaled by e^+-4 (SPEC 3 wide-range data)")
+    p.add_argument("--wide-range", action="store_true", help="rows scaled by e^+-4 (wide-range data)")
     p.add_argument("--accuracy-tokens", type=_positive_int, default=ACCURACY_TOKENS)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-limit", type=_positive_float, default=None, help="start no case after this many s")
@@ -181,7 +181,7 @@ def sweep_schedules(case: Case) -> list[Schedule]:
 
 
 class Reference:
-    """float64 SPEC 3 on the dequantized rows, for a sample of the tokens of the last
+    """float64 accuracy bound on the dequantized rows, for a sample of the tokens of the last
     index set (the one the timed loops end on)."""
 
     def __init__(self, case: Case, pool, inputs: Inputs, max_tokens: int):
@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             report.plot(result["results"], os.path.join(args.out, "bench.png"), title)
         except ImportError as err:
             say(f"no plot: {err}")
-    # Exit 1 when one of the package's implementations failed or missed SPEC 3's bound
+    # Exit 1 when one of the package's implementations failed or missed the accuracy bound
     # (a peer's accuracy is reported, not enforced).
     bad = [
         r

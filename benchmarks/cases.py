@@ -158,7 +158,7 @@ def make_pool(num_slots: int, *, wide_range: bool = False, seed: int = 0) -> jax
     """``[num_slots, 528]`` rows quantized by ``jax_glm_nope.quantize``, built on the device.
 
     Tiles span e^+-2.3 inside a row; with ``wide_range`` rows are also scaled by
-    e^+-4 (SPEC 3's wide-range data: score spreads of tens to hundreds of nats).
+    e^+-4 (wide-range data: score spreads of tens to hundreds of nats).
     """
     key = jax.random.key(seed, impl="rbg")  # quick to compile (threefry takes seconds on a CPU)
     chunk = min(1 << 18, num_slots)

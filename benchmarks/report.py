@@ -89,7 +89,7 @@ def _number(value, spec: str) -> str:
 def table(rows: list[dict], peers: list[str]) -> str:
     """One line per (case, implementation); ``vs X`` = X's time / this time (> 1: faster than X)."""
     head = ["case", "implementation", "schedule", "us", "TB/s", "TFLOP/s"]
-    head += [f"vs {p}" for p in peers] + ["out err", "lse err", "SPEC 3"]
+    head += [f"vs {p}" for p in peers] + ["out err", "lse err", "bound"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r["status"] != "ok":

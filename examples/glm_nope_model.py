@@ -1,6 +1,6 @@
 """A small GLM-NoPE model in JAX whose sparse-MLA layers read a compact FP8 KV cache.
 
-The attention geometry is GLM-5.3-Flash's (SPEC 0): absorbed MLA with NoPE,
+The attention geometry is GLM-5.3-Flash's: absorbed MLA with NoPE,
 ``q_lora_rank`` 1536 -> ``num_heads`` x 256 nope dims, ``kv_lora_rank`` 512,
 ``v_head_dim`` 256; an indexer that scores pools of 4 tokens and returns 512 pools
 (2048 tokens) plus the incomplete tail pool: 2051 candidate columns per query token.

@@ -1,4 +1,4 @@
-"""Candidate columns on the JAX side (SPEC 5): padding, hole masking, slot mapping.
+"""Candidate columns on the JAX side: padding, hole masking, slot mapping.
 
 GLM's indexer returns, per query token, ``[expanded pool groups | tail | -1 ...]``:
 512 selected pools of 4 tokens (runs of four -1 where a pool is missing) followed by
@@ -63,7 +63,7 @@ def mask_holes(indices: jax.Array, num_slots: int) -> jax.Array:
 
 
 def valid_slots(slots: jax.Array, num_slots: int) -> jax.Array:
-    """The one slot-validity rule (SPEC 2-4): ``0 <= slot < num_slots``. No validation."""
+    """The one slot-validity rule: ``0 <= slot < num_slots``. No validation."""
     return (slots >= 0) & (slots < num_slots)
 
 
@@ -86,7 +86,7 @@ def last_writer_only(slots, num_slots: int):
 
 
 def active_candidates(indices: jax.Array, topk_lens: jax.Array, num_slots: int) -> jax.Array:
-    """SPEC 3's rule as a ``[T, K]`` mask: column ``j`` of token ``t`` is attended iff
+    """The active-candidate rule as a ``[T, K]`` mask: column ``j`` of token ``t`` is attended iff
     ``j < topk_lens[t]`` and ``0 <= indices[t, j] < num_slots``. For the backends: no
     validation."""
     column = jnp.arange(indices.shape[1], dtype=jnp.int32)

@@ -1,4 +1,4 @@
-"""The one home of the cached-token row layout (SPEC section 1).
+"""The one home of the cached-token row layout.
 
 Every cached token of a NoPE sparse-MLA layer is one row of bytes::
 

@@ -1,4 +1,4 @@
-"""Quantize latents into rows, read rows back, and migrate pools (SPEC 1 and 4).
+"""Quantize latents into rows, read rows back, and migrate pools (docs/semantics.md).
 
 Pure jnp; the byte positions come from :mod:`jax_glm_nope.layout`.
 """

@@ -1,4 +1,4 @@
-"""The validating boundary (SPEC 7).
+"""The validating boundary (docs/semantics.md, errors).
 
 Every public function calls these before anything else. They run at trace time
 (shapes and dtypes are static), raise ``TypeError`` for a wrong kind or dtype and

@@ -1,4 +1,4 @@
-"""SPEC 7: every public function rejects bad input at its boundary, naming the argument."""
+"""Every public function rejects bad input at its boundary, naming the argument."""
 
 import jax
 import jax.numpy as jnp
@@ -174,7 +174,7 @@ def test_bad_write_leaves_pool_untouched():
     np.testing.assert_array_equal(np.asarray(pool), before)
 
 
-# --- static shapes (SPEC 7): a symbolic dimension is named, never a deep jax error ---
+# --- static shapes : a symbolic dimension is named, never a deep jax error ---
 
 SYM_T, SYM_K = jax.export.symbolic_shape("T, K")
 
@@ -242,7 +242,7 @@ def test_export_with_symbolic_shapes_says_shapes_must_be_static(fn, args, name):
 def test_quantize_rejects_other_row_formats(fmt):
     with pytest.raises(
         ValueError, match=r"^fmt: expected RowFormat.COMPACT or RowFormat.PADDED .*RowFormat\("
-    ):
+   ):
         jgn.quantize(jnp.ones((2, 512)), fmt)
     with pytest.raises(ValueError, match="^fmt: expected RowFormat.COMPACT"):
         jgn.repack(POOL, fmt)

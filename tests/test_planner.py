@@ -1,4 +1,4 @@
-"""Capacity planner: defined ratios, strict JSON, integer arguments (SPEC 7)."""
+"""Capacity planner: defined ratios, strict JSON, integer arguments."""
 
 import dataclasses
 import json

@@ -1,6 +1,6 @@
 // The cached-token row layout, as the CUDA side needs it.
 //
-// jax_glm_nope/layout.py is the one home of this layout (SPEC section 1); these
+// jax_glm_nope/layout.py is the one home of this layout; these
 // constants restate it for C++ and jax_glm_nope/native/build.py refuses to build
 // when they disagree with layout.py (it compares the numbers before every build).
 //

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads)
                       const T* __restrict__ latent, const int32_t* __restrict__ slots) {
   const int64_t token = blockIdx.x;
   const int32_t slot = slots[token];
-  if (slot < 0 || slot >= num_slots) return;  // dropped, as SPEC 4 says
+  if (slot < 0 || slot >= num_slots) return;  // dropped (docs/semantics.md)
   const int lane = threadIdx.x % 32;
   const int tile = threadIdx.x / 32;
   const float4 x = load4(latent + token * L::kHeadDim + threadIdx.x * 4);
