@@ -22,8 +22,19 @@ if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$out/ptxas.log" >/dev/null;
   echo "FAIL: ptxas reports spills (see $out/ptxas.log)"
   exit 1
 fi
+if grep -E "C7508|setmaxnreg" "$out/ptxas.log" >/dev/null; then
+  echo "FAIL: ptxas ignored setmaxnreg (the >16-head kernels need 232 consumer registers)"
+  grep -E "C7508|setmaxnreg" "$out/ptxas.log" | head -3
+  exit 1
+fi
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$out/sm90_selftest" >"$out/sass.txt" 2>/dev/null || true
   echo "SASS: $(grep -c HMMA "$out/sass.txt" || true) HMMA, $(grep -c 'F2FP.F16.E4M3' "$out/sass.txt" || true) F2FP.F16.E4M3, $(grep -c UBLKCP "$out/sass.txt" || true) UBLKCP, $(grep -cE 'LDL|STL' "$out/sass.txt" || true) LDL/STL"
 fi
-"$out/sm90_selftest" "$@" "$out/bench.csv" 2>&1 | tee "$out/selftest.log"
+status=0
+"$out/sm90_selftest" "$@" "$out/bench.csv" 2>&1 | tee "$out/selftest.log" || status=$?
+# The summary: failures, the correctness verdict and one line per timed case.
+echo "---- summary ($out/selftest.log)"
+grep -E "FAIL|^correctness:|^batch invariance" "$out/selftest.log" | head -40 || true
+grep -E "^bench |^floor:" "$out/selftest.log" || true
+exit $status

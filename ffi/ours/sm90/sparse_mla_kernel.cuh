@@ -4,7 +4,11 @@
 // (selftest.cu) call the same launcher. Design, numerics and measurements:
 // docs/cuda_sm90.md.
 //
-// One CTA = one (token, split): warp 4 is the producer, warps 0-3 the consumers.
+// One CTA = one (token, split). Up to 16 heads: warp 4 is the producer, warps 0-3 the
+// consumers (two CTAs per SM). Above 16 heads: two consumer warpgroups (warps 0-3 and
+// 4-7) take alternate blocks, each with its own running state, merged in the CTA at
+// the end; warp 8 of a third (producer) warpgroup gathers, and setmaxnreg moves that
+// warpgroup's registers to the consumers (40 / 232).
 //  - The producer reads 64 indices per block, zero-fills the shared-memory row of
 //    every inactive candidate (a hole, past topk_lens, out of range: never
 //    dereferenced) and gathers each active row with one 528-byte cp.async.bulk
@@ -12,7 +16,8 @@
 //  - Scores, candidates-major: consumer w computes S^T[16 candidates, H] for rows
 //    16w..16w+15 with mma.sync m16n8k16 fp16 (A = codes converted exactly from
 //    e4m3 in registers, B = q scaled by a power of two into fp16); one fresh fp32
-//    accumulator per 128-value tile, scaled by that tile's fp32 scale exactly.
+//    accumulator per 128-value tile, scaled by that tile's fp32 scale (shifted per
+//    candidate by a power of two so that no tile term can overflow: one FFMA each).
 //  - Base-2 online softmax over the block (maxima and sums exchanged through
 //    shared memory, fixed order), probabilities kept in [0, 1].
 //  - Values: consumer w owns value tile w (dims 128w..128w+127) for all heads:
