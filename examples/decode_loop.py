@@ -50,6 +50,7 @@ import glm_nope_model as model_lib  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
 from jax_glm_nope import candidates, dispatch, planner  # noqa: E402
+from jax_glm_nope.implementations import Shapes  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +132,17 @@ def _compiled(cfg, run: Run, mesh, attention: str, params, caches, tokens, posit
     return compiled, time.perf_counter() - start
 
 
+def _served_by(cfg, run: Run, options: dict) -> str:
+    """What the dispatch table picks for this run's prefill and decode calls (per device)."""
+    heads = cfg.num_heads // run.model
+    width = candidates.default_width(4 * cfg.topk_pools + cfg.index_kpool - 1)
+    picks = []
+    for tokens in (run.batch * (run.prefill_chunk or run.prompt_len) // run.data, run.batch // run.data):
+        shapes = Shapes(max(tokens, 1), heads, width, jgn.COMPACT.bytes_per_token, 1 << 20)
+        picks.append(dispatch.choose("sparse_mla", run.implementation, shapes, options)[0])
+    return picks[0] if picks[0] == picks[1] else f"{picks[0]} (prefill) / {picks[1]} (decode)"
+
+
 def generate(
     cfg: model_lib.Config,
     run: Run,
@@ -154,9 +166,7 @@ def generate(
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
     dense = attention in model_lib.DENSE_CACHE_DTYPES
     options = {"interpret": True} if run.interpret else {}
-    implementation = (
-        "dense mask" if dense else dispatch.choose("sparse_mla", run.implementation, None, options)[0]
-    )
+    implementation = "dense mask" if dense else _served_by(cfg, run, options)
     mesh = model_lib.make_mesh(run.data, run.model)
 
     def put(tree, specs):
