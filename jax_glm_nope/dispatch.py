@@ -46,10 +46,11 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (docs/cuda_sm90.md, run of the benchmark in docs/logs/h200_run3) our
+# On the H200 (docs/h200_results.md: runs 3 and 4 of the benchmark, same harness) our
 # sm_90a kernel beats the Pallas kernel at every measured shape with T >= 32 (decode
-# b=32 and 128, prefill T=4096; 1.4-3.3x at 8-16 heads, 1.5-2x at 24-32) and loses at
-# T = 1 (21.9-30.2 vs 16.5-24.3 us); T = 2..31 was not measured and stays with Pallas.
+# b=32 and 128, prefill T=4096: 1.4-3.3x at 8-16 heads, 2-2.9x at 24-32) and loses at
+# T = 1 (20.6-25.6 vs 16.5-24.3 us); T = 2..31 was not measured side by side and stays
+# with Pallas.
 CUDA_MIN_TOKENS = 32
 
 
