@@ -51,7 +51,11 @@ def call(**kw):
             TypeError,
             "option 'interpret' is not accepted by implementation='reference'",
         ),
-        (dict(implementation="pallas", interpret="yes"), TypeError, r"interpret: expected a bool \(True or False\), got str"),
+        (
+            dict(implementation="pallas", interpret="yes"),
+            TypeError,
+            r"interpret: expected a bool \(True or False\), got str",
+        ),
     ],
 )
 def test_sparse_mla_rejects(kw, err, pattern):
@@ -242,7 +246,7 @@ def test_export_with_symbolic_shapes_says_shapes_must_be_static(fn, args, name):
 def test_quantize_rejects_other_row_formats(fmt):
     with pytest.raises(
         ValueError, match=r"^fmt: expected RowFormat.COMPACT or RowFormat.PADDED .*RowFormat\("
-   ):
+    ):
         jgn.quantize(jnp.ones((2, 512)), fmt)
     with pytest.raises(ValueError, match="^fmt: expected RowFormat.COMPACT"):
         jgn.repack(POOL, fmt)

@@ -214,7 +214,9 @@ def test_two_processes_like_two_hosts(tmp_path):
     single = decode_loop.generate(model_lib.Config(**config), decode_loop.Run(**run))
     for rank in range(2):
         saved = np.load(tmp_path / f"process{rank}.npz")
-        both = decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], implementation="", timings={})
+        both = decode_loop.Result(
+            tokens=saved["tokens"], logits=saved["logits"], implementation="", timings={}
+        )
         assert_free_running_agrees(single, both, SHARDED_MAX_ABS)
 
 

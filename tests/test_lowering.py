@@ -363,9 +363,7 @@ def test_dequantize_custom_call(on, row_bytes):
 def test_last_writer_only_keeps_one_row_per_slot():
     """What write_kv hands the CUDA target: out-of-range and earlier duplicate slots -1."""
     slots = jnp.asarray([5, 3, 5, -1, 9, 3, 10, 5], jnp.int32)
-    np.testing.assert_array_equal(
-        np.asarray(last_writer_only(slots, 10)), [-1, -1, -1, -1, 9, 3, -1, 5]
-    )
+    np.testing.assert_array_equal(np.asarray(last_writer_only(slots, 10)), [-1, -1, -1, -1, 9, 3, -1, 5])
     extremes = jnp.asarray([-(2**31), 2**31 - 1, 0, 0], jnp.int32)
     np.testing.assert_array_equal(np.asarray(last_writer_only(extremes, 10)), [-1, -1, -1, 0])
     rng = np.random.default_rng(0)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jax_glm_nope.testing import dequantize_f64 as np_dequantize
-from jax_glm_nope.testing import quantize_f64 as np_quantize
-from jax_glm_nope.testing import random_latent
 
 import jax_glm_nope as jgn
 from jax_glm_nope import layout
+from jax_glm_nope.testing import dequantize_f64 as np_dequantize
+from jax_glm_nope.testing import quantize_f64 as np_quantize
+from jax_glm_nope.testing import random_latent
 
 
 def test_row_formats_name_every_byte_range():
