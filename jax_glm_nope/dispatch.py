@@ -129,7 +129,15 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     _check_options(operation, requested, impl, options)
     reason = unsupported(operation, requested, device, shapes, **options)
     if reason is not None:
+        # The advice of what to use instead comes from this table, not from the kernels.
+        serving = [
+            entry.name
+            for entry in TABLES[operation]
+            if entry.name != requested
+            and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None
+        ]
         raise ValueError(
-            f"implementation={requested!r} cannot serve this call on {device.describe()}: {reason}"
+            f"implementation={requested!r} cannot serve this call on {device.describe()}: {reason}. "
+            f"Implementations that serve it here: {', '.join(serving)}"
         )
     return requested, impl

@@ -179,19 +179,38 @@ def hostile_indices(rng, num_tokens, num_candidates, num_slots):
     return idx
 
 
+def glm_candidate_row(rng, complete_pools, tail, missing=(), num_groups=512, width=None):
+    """One GLM kpool candidate row ``[expanded groups | tail | -1 ...]`` of ``width``
+    (default ``4 * num_groups + 3``) columns: up to ``num_groups`` of the ``complete_pools``
+    pools of 4 tokens, each expanded to its 4 slots, the groups listed in ``missing`` as runs
+    of four -1, then ``tail`` tokens of the incomplete last pool (slots right after the
+    complete pools)."""
+    row = np.full(width or 4 * num_groups + 3, -1, np.int32)
+    chosen = rng.choice(complete_pools, size=min(num_groups, complete_pools), replace=False)
+    for group, pool_id in enumerate(chosen):
+        if group not in missing:
+            row[4 * group : 4 * group + 4] = pool_id * 4 + np.arange(4)
+    start = 4 * len(chosen)
+    row[start : start + tail] = complete_pools * 4 + np.arange(tail)
+    return row
+
+
 def glm_candidate_rows(rng, num_tokens, num_groups=512, tail=3, num_slots=1 << 20, missing=0.02):
-    """GLM kpool candidate rows ``[expanded groups | tail (0-3 tokens) | -1 ...]``: each of
-    ``num_groups`` selected pools of 4 tokens expands to 4 slots, missing groups are runs
-    of four -1, then ``tail`` tail tokens; ``4 * num_groups + tail`` columns."""
-    width = 4 * num_groups + tail
-    rows = np.full((num_tokens, width), -1, np.int32)
-    for t in range(num_tokens):
-        pools = rng.choice(num_slots // 4, num_groups, replace=False)
-        slots = (pools[:, None] * 4 + np.arange(4)).ravel()
-        slots[np.repeat(rng.random(num_groups) < missing, 4)] = -1
-        rows[t, : 4 * num_groups] = slots
-        rows[t, 4 * num_groups :] = rng.integers(0, num_slots, tail)
-    return rows
+    """``[num_tokens, 4 * num_groups + tail]`` rows of :func:`glm_candidate_row` over a pool of
+    ``num_slots`` slots, each group missing with probability ``missing``."""
+    complete = (num_slots - tail) // 4
+    rows = [
+        glm_candidate_row(
+            rng,
+            complete,
+            tail,
+            set(np.flatnonzero(rng.random(num_groups) < missing)),
+            num_groups,
+            4 * num_groups + tail,
+        )
+        for _ in range(num_tokens)
+    ]
+    return np.stack(rows) if rows else np.full((0, 4 * num_groups + tail), -1, np.int32)
 
 
 def poison_row(fmt) -> np.ndarray:

@@ -6,20 +6,13 @@ import numpy as np
 import pytest
 
 import jax_glm_nope as jgn
+from jax_glm_nope.testing import glm_candidate_row
 
 GROUPS, KPOOL = 512, 4
 
 
 def kpool_row(rng, complete_pools, tail, missing=()):
-    """``[expanded groups | tail | -1 ...]``, 2051 columns, missing groups as runs of -1."""
-    row = np.full(GROUPS * KPOOL + 3, -1, np.int32)
-    chosen = rng.choice(complete_pools, size=min(GROUPS, complete_pools), replace=False)
-    for g, pool_id in enumerate(chosen):
-        if g not in missing:
-            row[g * KPOOL : (g + 1) * KPOOL] = pool_id * KPOOL + np.arange(KPOOL)
-    start = min(GROUPS, complete_pools) * KPOOL
-    row[start : start + tail] = complete_pools * KPOOL + np.arange(tail)
-    return row
+    return glm_candidate_row(rng, complete_pools, tail, missing, GROUPS)
 
 
 def expected_len(row):
