@@ -11,13 +11,16 @@ from .cache import (
     stacked_slots,
 )
 from .candidates import mask_holes, pad_candidates, to_slots
+from .device import Device, lowering_for
 from .layout import COMPACT, PADDED, RowFormat, row_format
+from .native.targets import export_disabled_checks
 from .planner import capacity
 
 __version__ = "0.2.0.dev0"
 
 __all__ = [
     "COMPACT",
+    "Device",
     "PADDED",
     "RowFormat",
     "allocate_pools",
@@ -25,6 +28,8 @@ __all__ = [
     "block_tables_to_slots",
     "capacity",
     "dequantize",
+    "export_disabled_checks",
+    "lowering_for",
     "mask_holes",
     "pad_candidates",
     "pool_bytes",

@@ -9,6 +9,8 @@ capability and the SM count, built once per process and backend.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 
@@ -69,6 +71,43 @@ def _default_device(backend: str) -> Device:
     return from_jax_device(jax.devices(backend)[0])
 
 
-def current() -> Device:
-    """The record of the default backend's first device (what an un-pinned jit runs on)."""
+_LOWERING_FOR: contextvars.ContextVar[Device | None] = contextvars.ContextVar("lowering_for", default=None)
+
+
+def local() -> Device:
+    """The record of this process's default backend's first device."""
     return _default_device(jax.default_backend())
+
+
+def current() -> Device:
+    """The device the dispatch table chooses for: :func:`lowering_for`'s inside that
+    context, else :func:`local` (what an un-pinned jit runs on)."""
+    return _LOWERING_FOR.get() or local()
+
+
+def is_local(device: Device) -> bool:
+    """Whether ``device`` is this process's own (its native library must then load)."""
+    return _LOWERING_FOR.get() is None or device == local()
+
+
+@contextlib.contextmanager
+def lowering_for(device: Device):
+    """Choose implementations for ``device`` instead of this host's, e.g. to
+    ``jax.export`` for an H200 from a CPU machine::
+
+        H200 = Device("cuda", "NVIDIA H200", (9, 0), 132)
+        with jgn.lowering_for(H200):
+            exported = jax.export.export(jax.jit(step), platforms=("cuda",),
+                                         disabled_checks=jgn.export_disabled_checks())(*args)
+
+    Inside, ``implementation=None`` picks what the dispatch table picks on that device,
+    and the custom calls are lowered without loading the native library here (the
+    machine that runs the artifact builds or loads it).
+    """
+    if not isinstance(device, Device):
+        raise TypeError(f"device: expected a jax_glm_nope.device.Device, got {type(device).__name__}")
+    token = _LOWERING_FOR.set(device)
+    try:
+        yield device
+    finally:
+        _LOWERING_FOR.reset(token)

@@ -32,7 +32,7 @@ def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | N
     check_bool(batch_invariant, "batch_invariant")
     if not device.is_cuda or device.compute_capability != COMPUTE_CAPABILITY:
         return "this project's CUDA kernels are built for Hopper (sm_90a, compute capability 9.0)"
-    return native.unavailable_reason()
+    return native.unavailable_reason() if device_mod.is_local(device) else None
 
 
 def shapes_unsupported(shapes, **_) -> str | None:
@@ -49,7 +49,7 @@ def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant
 
 
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool):
-    targets.load_library()
+    targets.load_library_here()
     num_tokens, num_heads, _ = q.shape
     if num_tokens == 0:
         return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros(q.shape[:2], jnp.float32)

@@ -23,6 +23,7 @@ import functools
 
 import jax.numpy as jnp
 
+from .. import device as device_mod
 from .. import native
 from ..candidates import active_candidates
 from ..native import targets
@@ -37,7 +38,7 @@ def device_unsupported(device, **_) -> str | None:
         return (
             "FlashInfer's GLM53_NOPE kernels run on SM120/SM121 GPUs only (compute capability 12.0 or 12.1)"
         )
-    return native.unavailable_reason(need_flashinfer=True)
+    return native.unavailable_reason(need_flashinfer=True) if device_mod.is_local(device) else None
 
 
 def shapes_unsupported(shapes, **_) -> str | None:
@@ -63,7 +64,7 @@ def plan(num_tokens: int, num_heads: int, num_candidates: int) -> Plan:
 
 
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
-    targets.load_library()  # at trace time: builds on first use, registers the targets
+    targets.load_library_here()  # at trace time: builds on first use, registers the targets
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
     if num_tokens == 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import device as device_mod
 from .. import layout, native, quant
 from ..candidates import last_writer_only, valid_slots
 from ..native import kv_rows
@@ -17,7 +18,7 @@ class cuda:  # noqa: N801 - a namespace named like the implementation
     def device_unsupported(device, *, allow_build: bool = True, **_) -> str | None:
         if not device.is_cuda:
             return "the CUDA KV-row kernel runs on NVIDIA GPUs only"
-        return native.unavailable_reason(allow_build=allow_build)
+        return native.unavailable_reason(allow_build=allow_build) if device_mod.is_local(device) else None
 
     @staticmethod
     def shapes_unsupported(shapes, **_) -> str | None:

@@ -13,7 +13,7 @@ def write_kv(pool2d, latent, slots):
     dropped; when several rows name one slot the last one is stored. In place when the
     caller jits with the pool donated (the target aliases operand 0 to its result).
     """
-    targets.load_library()
+    targets.load_library_here()
     if latent.shape[0] == 0:
         return pool2d
     return targets.write_kv_call(pool2d, latent, last_writer_only(slots, pool2d.shape[0]))
@@ -21,5 +21,5 @@ def write_kv(pool2d, latent, slots):
 
 def dequantize(rows):
     """``rows [N, 528 | 656]`` uint8 -> ``[N, 512]`` float32 values, on the GPU."""
-    targets.load_library()
+    targets.load_library_here()
     return targets.dequantize_call(rows)

@@ -88,6 +88,24 @@ def load_library(path: str | pathlib.Path | None = None) -> ctypes.CDLL:
     return _load(path)
 
 
+def load_library_here() -> None:
+    """Load and register the library at trace time, unless the call is being lowered for
+    another machine (:func:`jax_glm_nope.lowering_for`): lowering needs only the target
+    names, and the machine that runs the artifact loads its own library."""
+    from .. import device
+
+    if device.is_local(device.current()):
+        load_library()
+
+
+def export_disabled_checks() -> list:
+    """The ``jax.export.DisabledSafetyCheck`` list that exporting the package's custom calls
+    needs (XLA FFI targets are not in jax's list of stable custom calls)."""
+    from jax import export
+
+    return [export.DisabledSafetyCheck.custom_call(name) for name in TARGETS]
+
+
 def cxx_flashinfer_scratch_rule(library: ctypes.CDLL, num_heads: int, num_candidates: int):
     """``(scratch_heads, splits)`` as the compiled C++ computes them (for tests)."""
     return (
@@ -107,7 +125,7 @@ def _attention_results(q, *scratch):
 
 def flashinfer_decode_call(q, pool, indices, topk_lens, sm_scale: float):
     """FlashInfer's split-K decode: ``(out [T,H,512] bf16, lse [T,H] f32)``; T <= 64."""
-    mid_out, mid_lse = flashinfer_scratch_shapes(*q.shape[:2], indices.shape[1])
+    mid_out, mid_lse = flashinfer_scratch_shapes(q.shape[0], q.shape[1], indices.shape[1])
     results = _attention_results(
         q, jax.ShapeDtypeStruct(mid_out, jnp.bfloat16), jax.ShapeDtypeStruct(mid_lse, jnp.float32)
     )
@@ -158,7 +176,7 @@ def sm90_scratch_shapes(num_tokens: int, num_heads: int, splits: int) -> tuple:
 def sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale: float, splits: int):
     """Our SM90 sparse MLA: ``(out [T,H,512] bf16, lse [T,H] f32)``; the handler reads the
     split count from the scratch shape."""
-    part_out, part_lse = sm90_scratch_shapes(*q.shape[:2], splits)
+    part_out, part_lse = sm90_scratch_shapes(q.shape[0], q.shape[1], splits)
     results = _attention_results(
         q, jax.ShapeDtypeStruct(part_out, jnp.float32), jax.ShapeDtypeStruct(part_lse, jnp.float32)
     )

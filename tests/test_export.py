@@ -1,0 +1,78 @@
+"""Lowering and exporting for a GPU from this (CPU) host: ``lowering_for`` makes the
+dispatch table choose for that device, and the artifact carries its custom calls."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import export
+
+import jax_glm_nope as jgn
+from jax_glm_nope import device
+from jax_glm_nope.native import targets
+
+H200 = jgn.Device("cuda", "NVIDIA H200", (9, 0), 132)
+RTX_PRO_6000 = jgn.Device("cuda", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 188)
+
+
+def _args(num_tokens, num_heads, num_candidates=2176):
+    return (
+        jax.ShapeDtypeStruct((num_tokens, num_heads, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, 64, 528), jnp.uint8),
+        jax.ShapeDtypeStruct((num_tokens, num_candidates), jnp.int32),
+        jax.ShapeDtypeStruct((num_tokens,), jnp.int32),
+    )
+
+
+def _attend(implementation=None):
+    def f(q, pool, indices, topk_lens):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16, topk_lens, implementation=implementation)
+
+    return jax.jit(f)
+
+
+@pytest.mark.parametrize(
+    ("record", "tokens", "heads", "target"),
+    [
+        (H200, 128, 16, targets.SM90_SPARSE_MLA),  # auto on Hopper: ours from T >= 32
+        (RTX_PRO_6000, 8, 64, targets.FLASHINFER_DECODE),  # auto on SM120: FlashInfer's
+        (RTX_PRO_6000, 128, 64, targets.FLASHINFER_PREFILL),
+    ],
+)
+def test_export_for_a_gpu_from_the_cpu_embeds_its_kernel(record, tokens, heads, target):
+    with jgn.lowering_for(record):
+        exported = export.export(
+            _attend(), platforms=("cuda",), disabled_checks=jgn.export_disabled_checks()
+        )(*_args(tokens, heads))
+    text = exported.mlir_module()
+    assert target in text and "custom_call" in text
+    assert exported.platforms == ("cuda",)
+    again = export.deserialize(exported.serialize())  # what the GPU machine loads
+    assert again.in_avals == exported.in_avals and again.out_avals == exported.out_avals
+    assert device.current() == device.local()  # the context is left
+
+
+def test_export_without_the_disabled_checks_is_refused():
+    with (
+        jgn.lowering_for(H200),
+        pytest.raises(ValueError, match="custom calls whose targets have no compatibility"),
+    ):
+        export.export(_attend(), platforms=("cuda",))(*_args(128, 16))
+
+
+def test_explicit_implementation_is_checked_against_the_target_device():
+    with jgn.lowering_for(H200), pytest.raises(ValueError, match="NVIDIA H200, compute capability 9.0"):
+        export.export(_attend("flashinfer"), platforms=("cuda",))(*_args(8, 8))
+
+
+def test_on_the_host_itself_auto_is_unchanged():
+    pool = jgn.quantize(jnp.ones((8, 512)))
+    out, _ = jgn.sparse_mla(jnp.ones((1, 8, 512), jnp.bfloat16), pool, jnp.zeros((1, 8), jnp.int32), 0.1)
+    assert np.isfinite(np.asarray(out.astype(jnp.float32))).all()
+
+
+def test_lowering_for_takes_a_device_record():
+    with pytest.raises(TypeError, match="Device"), jgn.lowering_for("cuda"):
+        pass
