@@ -61,7 +61,8 @@ def sparse_mla(
         topk_lens = jnp.full((num_tokens,), num_candidates, jnp.int32)
     else:
         topk_lens = jnp.clip(jnp.asarray(topk_lens), 0, num_candidates)
-    return impl.sparse_mla(jnp.asarray(q), pool, jnp.asarray(indices), topk_lens, sm_scale, **options)
+    args = (jnp.asarray(q), pool, jnp.asarray(indices), topk_lens)
+    return dispatch.run("sparse_mla", implementation, impl, args, sm_scale=sm_scale, **options)
 
 
 def quantize(latent: jax.Array, fmt: RowFormat | int = RowFormat.COMPACT) -> jax.Array:
@@ -112,5 +113,5 @@ def write_kv(
     pool2d = jnp.reshape(pool, (num_slots, fmt.bytes_per_token))
     if num_tokens == 0:
         return pool
-    pool2d = impl.write_kv(pool2d, jnp.asarray(latent), jnp.asarray(slots))
+    pool2d = dispatch.run("write_kv", implementation, impl, (pool2d, jnp.asarray(latent), jnp.asarray(slots)))
     return jnp.reshape(pool2d, pool.shape)

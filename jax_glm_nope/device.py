@@ -85,6 +85,11 @@ def current() -> Device:
     return _LOWERING_FOR.get() or local()
 
 
+def lowering_target() -> Device | None:
+    """The device :func:`lowering_for` names, or None outside that context."""
+    return _LOWERING_FOR.get()
+
+
 def is_local(device: Device) -> bool:
     """Whether ``device`` is this process's own (its native library must then load)."""
     return _LOWERING_FOR.get() is None or device == local()
@@ -100,9 +105,11 @@ def lowering_for(device: Device):
             exported = jax.export.export(jax.jit(step), platforms=("cuda",),
                                          disabled_checks=jgn.export_disabled_checks())(*args)
 
-    Inside, ``implementation=None`` picks what the dispatch table picks on that device,
-    and the custom calls are lowered without loading the native library here (the
-    machine that runs the artifact builds or loads it).
+    Inside, ``implementation=None`` picks what the dispatch table picks on that device for
+    the CUDA platform and the plain-jnp implementation for the CPU platform (one artifact
+    may carry both: ``platforms=("cpu", "cuda")``), and the custom calls are lowered
+    without loading the native library here (the machine that runs the artifact builds
+    or loads it).
     """
     if not isinstance(device, Device):
         raise TypeError(f"device: expected a jax_glm_nope.device.Device, got {type(device).__name__}")

@@ -22,9 +22,12 @@ native library is already built, so a plain write never starts a compile), then
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Literal
+
+import jax
 
 from . import device as device_mod
 from .implementations import Shapes
@@ -141,3 +144,17 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
             f"Implementations that serve it here: {', '.join(serving)}"
         )
     return requested, impl
+
+
+def run(operation: str, requested: str | None, impl, args: tuple, **kwargs):
+    """Call ``impl``'s operation on ``args``. Inside :func:`jax_glm_nope.lowering_for` an
+    automatic choice is lowered per platform: the chosen implementation for the GPU, the
+    table's last entry (plain jnp, runs everywhere) for the CPU, so one exported artifact
+    serves ``platforms=("cpu", "cuda")``."""
+    call = functools.partial(getattr(impl, operation), **kwargs)
+    everywhere = TABLES[operation][-1].load()
+    if requested is None and device_mod.lowering_target() is not None and impl is not everywhere:
+        options = {k: v for k, v in kwargs.items() if k == "sm_scale"}
+        fallback = functools.partial(getattr(everywhere, operation), **options)
+        return jax.lax.platform_dependent(*args, cpu=fallback, default=call)
+    return call(*args)

@@ -76,3 +76,39 @@ def test_on_the_host_itself_auto_is_unchanged():
 def test_lowering_for_takes_a_device_record():
     with pytest.raises(TypeError, match="Device"), jgn.lowering_for("cuda"):
         pass
+
+
+def test_one_artifact_for_cpu_and_cuda_runs_here_as_the_reference():
+    """``platforms=("cpu", "cuda")`` under ``lowering_for``: the CUDA path holds the
+    H200's kernel, the CPU path the reference, and the artifact runs on this CPU."""
+    from jax_glm_nope import testing as jt
+
+    case = jt.make_case(5, 40, 16, 300, wide=True, with_lens=True)
+    args = tuple(jnp.asarray(x) for x in (case.q, case.pool, case.indices, case.topk_lens))
+
+    def f(q, pool, indices, topk_lens):
+        return jgn.sparse_mla(q, pool, indices, case.sm_scale, topk_lens)
+
+    with jgn.lowering_for(H200):
+        exported = export.export(
+            jax.jit(f), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks()
+        )(*args)
+    assert targets.SM90_SPARSE_MLA in exported.mlir_module()
+    out, lse = export.deserialize(exported.serialize()).call(*args)
+    jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
+    plain = jgn.sparse_mla(*args[:3], case.sm_scale, args[3], implementation="reference")
+    np.testing.assert_array_equal(np.asarray(lse), np.asarray(plain[1]))
+
+
+def test_write_kv_artifact_for_cpu_and_cuda():
+    pool = jnp.zeros((64, 528), jnp.uint8)
+    latent = jnp.ones((3, 512))
+    slots = jnp.asarray([1, 5, 5], jnp.int32)
+    with jgn.lowering_for(H200):
+        exported = export.export(
+            jax.jit(jgn.write_kv), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks()
+        )(pool, latent, slots)
+    assert targets.WRITE_KV in exported.mlir_module()
+    np.testing.assert_array_equal(
+        np.asarray(exported.call(pool, latent, slots)), np.asarray(jgn.write_kv(pool, latent, slots))
+    )
