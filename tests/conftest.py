@@ -54,3 +54,30 @@ def spec_id(spec: dict) -> str:
         .replace("--", "-")
         .strip("-")
     )
+
+
+NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
+
+
+@pytest.fixture(scope="session")
+def native_cache(tmp_path_factory):
+    """Where the test session's real native builds go: ``JAX_GLM_NOPE_CACHE_DIR`` when set
+    (a CI cache), else a temporary folder."""
+    import pathlib
+
+    given = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
+    return pathlib.Path(given) if given else tmp_path_factory.mktemp("native_cache")
+
+
+@pytest.fixture(scope="session")
+def native_library(native_cache):
+    """The native library for sm_90a + sm_120a with FlashInfer's adapters, built once per
+    test session (tests that use it are marked ``nvcc``; without FlashInfer's headers they
+    skip)."""
+    from jax_glm_nope.native import build, toolchain
+
+    if not toolchain.flashinfer_available():
+        pytest.skip("needs FlashInfer's headers (pip install --no-deps flashinfer-python==0.7.4)")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JAX_GLM_NOPE_CACHE_DIR", str(native_cache))
+        return build.build(NATIVE_TEST_ARCHS, flashinfer=True)

@@ -17,8 +17,8 @@ H200 = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
 
 
 @pytest.fixture(scope="module")
-def library():
-    return native.load_library(native.build.build(("sm_90a",), flashinfer=False))
+def library(native_library):
+    return native.load_library(native_library)
 
 
 @pytest.mark.nvcc

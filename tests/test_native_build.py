@@ -29,11 +29,11 @@ import sys
 import textwrap
 
 import pytest
+from conftest import NATIVE_TEST_ARCHS as TEST_ARCHS  # noqa: E402
 
 from jax_glm_nope import layout, native
 from jax_glm_nope.native import build, targets, toolchain
 
-TEST_ARCHS = ("sm_90a", "sm_120a")
 OURS_SMEM_LIMIT = 227 * 1024  # the most shared memory a block may use on sm_90a
 LOGGER = "jax_glm_nope.native"
 
@@ -51,19 +51,14 @@ needs_flashinfer = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def cache_root(tmp_path_factory) -> pathlib.Path:
-    """Where the real builds of this module go: ``JAX_GLM_NOPE_CACHE_DIR`` when set (a CI
-    cache), else a temporary folder."""
-    given = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
-    return pathlib.Path(given) if given else tmp_path_factory.mktemp("native_cache")
+def cache_root(native_cache) -> pathlib.Path:
+    return native_cache
 
 
 @pytest.fixture(scope="module")
-def library(cache_root) -> pathlib.Path:
-    """The library with FlashInfer's adapters, sm_90a + sm_120a: built once per module."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("JAX_GLM_NOPE_CACHE_DIR", str(cache_root))
-        return build.build(TEST_ARCHS, flashinfer=True)
+def library(native_library) -> pathlib.Path:
+    """The library with FlashInfer's adapters, sm_90a + sm_120a (the session's build)."""
+    return native_library
 
 
 _CONCURRENT_BUILD = textwrap.dedent(
