@@ -11,7 +11,7 @@ import jax.numpy as jnp
 from . import dispatch, quant, validate
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
-from .layout import RowFormat
+from .layout import HEAD_DIM, RowFormat
 
 
 def sparse_mla(
@@ -56,6 +56,8 @@ def sparse_mla(
         validate.check_topk_lens(topk_lens, num_tokens)
     shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
     _, impl = dispatch.choose("sparse_mla", implementation, shapes, options)
+    if num_tokens == 0:  # nothing to launch, whichever implementation serves
+        return jnp.zeros((0, num_heads, HEAD_DIM), jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
     pool = jnp.reshape(jnp.asarray(pool), (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
     if topk_lens is None:
         topk_lens = jnp.full((num_tokens,), num_candidates, jnp.int32)

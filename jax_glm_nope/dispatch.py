@@ -154,7 +154,7 @@ def run(operation: str, requested: str | None, impl, args: tuple, **kwargs):
     call = functools.partial(getattr(impl, operation), **kwargs)
     everywhere = TABLES[operation][-1].load()
     if requested is None and device_mod.lowering_target() is not None and impl is not everywhere:
-        options = {k: v for k, v in kwargs.items() if k == "sm_scale"}
-        fallback = functools.partial(getattr(everywhere, operation), **options)
+        shared = {k: v for k, v in kwargs.items() if k not in impl.OPTIONS}
+        fallback = functools.partial(getattr(everywhere, operation), **shared)
         return jax.lax.platform_dependent(*args, cpu=fallback, default=call)
     return call(*args)

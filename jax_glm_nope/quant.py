@@ -138,17 +138,23 @@ def quantize_rows(latent: jax.Array, fmt: RowFormat) -> jax.Array:
     return jnp.concatenate(parts, axis=-1)
 
 
-def dequantize_rows(rows: jax.Array) -> jax.Array:
-    """``[..., row_bytes]`` uint8 -> ``[..., 512]`` float32. No validation."""
+def unpack_rows(rows: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``[..., row_bytes]`` uint8 -> ``(codes [..., 4, 128], scales [..., 4])`` float32: the
+    e4m3 codes as exact float32 values and the tiles' scales. No validation."""
     fmt = layout.COMPACT  # every format shares the first 528 bytes
     codes = rows[..., fmt.codes_offset : fmt.codes_offset + HEAD_DIM]
-    values = jax.lax.bitcast_convert_type(codes, jnp.float8_e4m3fn).astype(jnp.float32)
+    codes = jax.lax.bitcast_convert_type(codes, jnp.float8_e4m3fn).astype(jnp.float32)
     scale_bytes = rows[..., fmt.scales_offset : fmt.scales_end]
     scales = jax.lax.bitcast_convert_type(
         scale_bytes.reshape(*rows.shape[:-1], NUM_TILES, layout.SCALE_BYTES), jnp.float32
     )
-    values = values.reshape(*rows.shape[:-1], NUM_TILES, TILE) * scales[..., None]
-    return values.reshape(*rows.shape[:-1], HEAD_DIM)
+    return codes.reshape(*rows.shape[:-1], NUM_TILES, TILE), scales
+
+
+def dequantize_rows(rows: jax.Array) -> jax.Array:
+    """``[..., row_bytes]`` uint8 -> ``[..., 512]`` float32. No validation."""
+    codes, scales = unpack_rows(rows)
+    return (codes * scales[..., None]).reshape(*rows.shape[:-1], HEAD_DIM)
 
 
 def repack_rows(pool: jax.Array, fmt: RowFormat) -> jax.Array:

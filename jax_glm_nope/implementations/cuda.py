@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import functools
 
-import jax.numpy as jnp
-
 from .. import device as device_mod
 from .. import native
 from ..native import targets
@@ -51,8 +49,6 @@ def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool):
     targets.load_library_here()
     num_tokens, num_heads, _ = q.shape
-    if num_tokens == 0:
-        return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros(q.shape[:2], jnp.float32)
     count = splits(num_tokens, num_heads, indices.shape[1], batch_invariant)
     return targets.sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale, count)
 

@@ -11,7 +11,9 @@ import jax
 import jax.numpy as jnp
 
 from ..candidates import active_candidates
-from ..layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
+from ..layout import HEAD_DIM, NUM_TILES, TILE
+from ..quant import unpack_rows
+from .numerics import FLOAT32_MAX, power_of_two_scale
 
 CHUNK_BYTES = 64 << 20  # dequantized f32 candidates held at once
 
@@ -20,21 +22,6 @@ def tokens_per_chunk(num_tokens: int, num_candidates: int, num_heads: int = 1) -
     # f32 codes of the candidates, plus the per-tile partial scores [H, K, 4]
     per_token = num_candidates * (HEAD_DIM + 16 * num_heads) * 4
     return max(1, min(num_tokens, CHUNK_BYTES // per_token))
-
-
-FLOAT32_MAX = float(jnp.finfo(jnp.float32).max)
-
-
-def power_of_two_scale(peak):
-    """``(2^f, 2^-f)`` with ``|x| <= peak`` mapping into ``[-1, 1)`` under ``x * 2^-f``, built
-    from the exponent bits (exact, never a division), ``f`` clamped to ``[-126, 126]`` so
-    both factors are normal floats: a subnormal or zero peak gives ``2^-126``, and
-    nothing here depends on how the hardware treats subnormals."""
-    exponent = (jax.lax.bitcast_convert_type(peak.astype(jnp.float32), jnp.int32) >> 23) & 0xFF
-    f = jnp.clip(exponent - 126, -126, 126)
-    above = jax.lax.bitcast_convert_type((f + 127) << 23, jnp.float32)
-    inverse = jax.lax.bitcast_convert_type((127 - f) << 23, jnp.float32)
-    return above, inverse
 
 
 def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
@@ -51,15 +38,7 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     active = active_candidates(indices, topk_lens, pool.shape[0])
     # Inactive rows may hold NaN (slot 0 above all): select, never multiply, them away.
     rows = jnp.where(active[..., None], pool[jnp.where(active, indices, 0)], 0)
-    fmt = COMPACT
-    codes = jax.lax.bitcast_convert_type(
-        rows[..., fmt.codes_offset : fmt.codes_offset + HEAD_DIM], jnp.float8_e4m3fn
-    )
-    codes = codes.astype(jnp.float32).reshape(*rows.shape[:2], NUM_TILES, TILE)  # [c, K, 4, 128]
-    scale_bytes = rows[..., fmt.scales_offset : fmt.scales_end].reshape(
-        *rows.shape[:2], NUM_TILES, SCALE_BYTES
-    )
-    scales = jax.lax.bitcast_convert_type(scale_bytes, jnp.float32)  # [c, K, 4]
+    codes, scales = unpack_rows(rows)  # [c, K, 4, 128], [c, K, 4]
     bad_row = active & (jnp.any(jnp.isnan(codes), axis=(2, 3)) | jnp.any(~jnp.isfinite(scales), axis=2))
     bad_q = jnp.any(~jnp.isfinite(q), axis=2)  # [c, H]
     q_peak = jnp.max(jnp.where(jnp.isfinite(q), jnp.abs(q), 0.0), axis=2)
@@ -96,8 +75,6 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
 def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
     """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
     num_tokens, num_heads, _ = q.shape
-    if num_tokens == 0:
-        return jnp.zeros(q.shape, jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
     chunk = tokens_per_chunk(num_tokens, indices.shape[1], num_heads)
     num_chunks = -(-num_tokens // chunk)
     pad = num_chunks * chunk - num_tokens

@@ -33,12 +33,12 @@ from jax.experimental.pallas import triton as plgpu
 
 from ...candidates import valid_slots
 from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
+from ..numerics import FLOAT32_MAX, power_of_two_scale
 from .schedule import Schedule
 
 LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
 MMA_DTYPE = jnp.float16  # operands of both matrix products (see _row_codes)
-FLOAT32_MAX = float(jnp.finfo(jnp.float32).max)
 SCORE_SHIFT = 2.0**-16  # score-side scales are shifted by this, the per-head factor by its inverse
 
 
@@ -131,20 +131,9 @@ def _normalised_weights(probs, scales, axis: int):
     ``0 * inf`` NaN); here such a block simply contributes zero.
     """
     weights = probs * (scales[None, :] if axis == 1 else scales[:, None])
-    above, inverse = _power_of_two_scale(jnp.max(jnp.abs(weights), axis=axis))
+    above, inverse = power_of_two_scale(jnp.max(jnp.abs(weights), axis=axis))
     inverse = inverse[:, None] if axis == 1 else inverse[None, :]
     return (weights * inverse).astype(MMA_DTYPE), above
-
-
-def _power_of_two_scale(peak):
-    """``(2^f, 2^-f)`` with ``|x| <= peak`` mapped into ``[-1, 1)`` by ``x * 2^-f``, from the
-    exponent bits, ``f`` clamped to ``[-126, 126]`` so both are normal floats (a zero or
-    subnormal peak gives ``f = -126``). The same rule as the reference implementation."""
-    exponent = (lax.bitcast_convert_type(peak, jnp.int32) >> 23) & 0xFF
-    f = jnp.minimum(jnp.maximum(exponent - 126, -126), 126)
-    above = lax.bitcast_convert_type((f + 127) << 23, jnp.float32)
-    inverse = lax.bitcast_convert_type((127 - f) << 23, jnp.float32)
-    return above, inverse
 
 
 def _kernel(

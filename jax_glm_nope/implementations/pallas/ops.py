@@ -9,7 +9,6 @@ import functools
 
 import jax.numpy as jnp
 
-from ...layout import HEAD_DIM
 from ..batching import kernel_call
 from .kernel import attend_splits
 from .schedule import Schedule, choose_schedule
@@ -40,11 +39,6 @@ def merge_splits(out, lse):
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None):
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
-    if num_tokens == 0:
-        return (
-            jnp.zeros((num_tokens, num_heads, HEAD_DIM), jnp.bfloat16),
-            jnp.full((num_tokens, num_heads), -jnp.inf, jnp.float32),
-        )
     sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates)
     padded_heads = -(-num_heads // sched.block_h) * sched.block_h
     padded_candidates = sched.padded_candidates(num_candidates)
