@@ -603,7 +603,9 @@ Reference reference_for(int tokens, int heads, int topk, const char* rule) {
   return {0, 0, 0};
 }
 
-void benchmark(int sm_count, FILE* csv) {
+// profile != nullptr ("T:H:K"): only that batch-rule case, three plain launches and no
+// timing (for ncu: `ncu -k regex:sparse_mla ... sm90_selftest --profile 128:8:2048`).
+void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   const int64_t slots = 1 << 20;  // 554 MB of 528-byte rows, ~9x the L2
   const int max_tokens = 4096, max_topk = 2176;
   uint8_t* pool;
@@ -629,6 +631,7 @@ void benchmark(int sm_count, FILE* csv) {
     int tokens, heads, topk, row_bytes;
     bool invariant;
     bool cp_async = false;
+    bool pdl = true;
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -639,6 +642,8 @@ void benchmark(int sm_count, FILE* csv) {
   rows.push_back({128, 16, 2048, 656, false});
   for (int heads : {8, 16, 32})
     for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, true});
+  for (int heads : {8, 16, 32})
+    for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, false});
   for (int heads : {16, 32}) {
     rows.push_back({4096, heads, 2176, 528, false});
     rows.push_back({4096, heads, 2176, 528, true});
@@ -656,6 +661,12 @@ void benchmark(int sm_count, FILE* csv) {
       fill_indices<<<4096, 256>>>(idx, lens, max_tokens, r.topk, slots, 13);
       CHECK_CUDA(cudaGetLastError());
       cur_topk = r.topk;
+    }
+    if (profile) {
+      char name[64];
+      std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
+      if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.row_bytes != 528)
+        continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
     const int splits = r.invariant ? sm90::invariant_num_splits(r.heads, r.topk)
@@ -679,11 +690,19 @@ void benchmark(int sm_count, FILE* csv) {
     p.blocks_per_split = sm90::blocks_per_split_of(r.topk, splits);
     p.sm_scale = 0.0625f;
     p.gather_cp_async = r.cp_async;
+    p.pdl = r.pdl;
+    if (profile) {
+      for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      std::printf("profiled T=%d H=%d K=%d S=%d\n", r.tokens, r.heads, r.topk, splits);
+      continue;
+    }
     const float us = time_graph([&](cudaStream_t s) { return sm90::launch_sparse_mla(p, s); },
                                 r.tokens >= 4096 ? 5 : 20);
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
-    const char* rule = r.cp_async ? "batch+cpas" : (r.invariant ? "invariant" : "batch");
+    const char* rule =
+        r.cp_async ? "batch+cpas" : (r.invariant ? "invariant" : (r.pdl ? "batch" : "batch,nopdl"));
     // One compact line per case: the time, then run 3, FlashMLA and the bar where known.
     const Reference ref = reference_for(r.tokens, r.heads, r.topk, rule);
     char extra[160] = "";
@@ -699,6 +718,7 @@ void benchmark(int sm_count, FILE* csv) {
                    r.row_bytes, rule, splits, us,
                    rows_bytes / us * 1e-6, flops / us * 1e-6);
   }
+  if (profile) return;
   // The floor, same rows: b = 128 and T = 4096, K = 2048.
   fill_pool<<<4096, 256>>>(pool, slots, 528, 11);
   fill_indices<<<4096, 256>>>(idx, lens, max_tokens, 2048, slots, 13);
@@ -725,9 +745,12 @@ void benchmark(int sm_count, FILE* csv) {
 int main(int argc, char** argv) {
   bool bench = true;
   const char* csv_path = nullptr;
+  const char* profile = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--no-bench")
       bench = false;
+    else if (std::string(argv[i]) == "--profile" && i + 1 < argc)
+      profile = argv[++i];
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
   }
@@ -762,6 +785,11 @@ int main(int argc, char** argv) {
   if (major != 9 || minor != 0) {
     std::printf("needs sm_90a (compute capability 9.0)\n");
     return 2;
+  }
+
+  if (profile) {  // one case's launches for a profiler, nothing checked
+    benchmark(sm_count, nullptr, profile);
+    return 0;
   }
 
   // ---- correctness ----

@@ -87,6 +87,10 @@ struct SparseMlaParams {
   // Gather engine: false = one 528-byte cp.async.bulk per row (the default), true =
   // 33 x 16-byte cp.async per row spread over the producer's lanes (for comparison).
   bool gather_cp_async = false;
+  // Programmatic dependent launch: both kernels start with griddepcontrol.wait (before
+  // any global access) and are launched so that their start overlaps the tail of the
+  // previous kernel in the stream; the attention kernel lets the combine launch early.
+  bool pdl = true;
 };
 
 // ---------------------------------------------------------------------------
@@ -228,6 +232,14 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
 }
 // 2^x for x <= 0 (probabilities and corrections); -inf gives +0.
+// PDL: wait until every prerequisite grid has completed and its memory is visible (a
+// no-op without the launch attribute); let the dependent grid be scheduled.
+__device__ __forceinline__ void grid_dependency_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
 __device__ __forceinline__ float exp2_approx(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -315,6 +327,8 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
   uint64_t* empty = full + NS;
 
+  ptx::grid_dependency_wait();  // before any global access, reads and writes
+  ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
   const int token = blockIdx.x / p.num_splits;
   const int split = blockIdx.x % p.num_splits;
   const int warp = threadIdx.x / 32;
@@ -856,6 +870,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 // index order as a running weighted mean (exact LSE merge, no atomics).
 
 __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
+  ptx::grid_dependency_wait();  // the attention kernel's partials
   const int token = blockIdx.x;
   const int h = blockIdx.y;
   const int splits = p.num_splits;
@@ -928,11 +943,22 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (status != cudaSuccess) return status;
   const int64_t ctas = int64_t(p.tokens) * p.num_splits;
-  kernel<<<dim3(static_cast<unsigned>(ctas)), threads, bytes, stream>>>(p);
-  status = cudaGetLastError();
+  cudaLaunchAttribute pdl;
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(ctas));
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = bytes;
+  config.stream = stream;
+  config.attrs = &pdl;
+  config.numAttrs = p.pdl ? 1 : 0;
+  status = cudaLaunchKernelEx(&config, kernel, p);
   if (status != cudaSuccess || p.num_splits == 1) return status;
-  combine_kernel<<<dim3(p.tokens, p.heads), 128, 0, stream>>>(p);
-  return cudaGetLastError();
+  config.gridDim = dim3(p.tokens, p.heads);
+  config.blockDim = dim3(128);
+  config.dynamicSmemBytes = 0;
+  return cudaLaunchKernelEx(&config, combine_kernel, p);
 }
 
 inline cudaError_t launch_sparse_mla(const SparseMlaParams& p, cudaStream_t stream) {

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Profiler evidence for our sm_90a kernel, in one device call on an H200/H100:
+#   1. ncu (hardware counters, clocks left alone) of the attention kernel and its split
+#      combine at chosen cases: speed of light, warp states (stall reasons), pipe
+#      utilisation, memory, and per-SASS-line stall samples;
+#   2. optionally the selftest (correctness, CUDA-graph timings) and stage 0.
+# The work folder is packed into OUTDIR/profile.tgz (text: logs, CSV exports) and
+# OUTDIR/reports.tgz (the .ncu-rep files, when small enough to fetch).
+#
+# Usage: scripts/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule)
+#   SELFTEST=1 STAGE0=1 also run scripts/sm90_selftest.sh and scripts/sm90_stage0.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/sm90_profile.sh OUTDIR [T:H:K ...]}
+shift
+cases=("$@")
+[ ${#cases[@]} -eq 0 ] && cases=(1:8:2048 32:8:2048 128:8:2048 128:16:2048 128:32:2048)
+work=${WORK:-/tmp/sm90_profile/work}
+mkdir -p "$work"
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem --format=csv >"$work/environment.txt" 2>&1
+"$ncu" --version >>"$work/environment.txt" 2>&1
+cat .revision >>"$work/environment.txt" 2>/dev/null
+
+status=0
+SELFTEST_BIN="$work/selftest/sm90_selftest"
+if [ "${SELFTEST:-0}" = 1 ]; then
+  timeout "${SELFTEST_TIMEOUT:-300}" scripts/sm90_selftest.sh "$work/selftest" 2>&1 | tail -n 70 || status=1
+else
+  mkdir -p "$work/selftest"
+  nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -I ffi \
+    ffi/ours/sm90/selftest.cu -o "$SELFTEST_BIN" || exit 1
+fi
+
+for c in "${cases[@]}"; do
+  name="ncu_${c//:/_}"
+  # Skip the first launch (and its combine): caches and clocks warm; profile the second.
+  timeout "${NCU_TIMEOUT:-150}" "$ncu" --clock-control none --set full --import-source yes \
+    -k regex:"sparse_mla_kernel|combine_kernel" --launch-skip 2 --launch-count 2 \
+    -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" >"$work/$name.log" 2>&1 || status=1
+  if [ -f "$work/$name.ncu-rep" ]; then
+    "$ncu" --import "$work/$name.ncu-rep" --page details --csv >"$work/$name.details.csv" 2>/dev/null
+    "$ncu" --import "$work/$name.ncu-rep" --page raw --csv >"$work/$name.raw.csv" 2>/dev/null
+    "$ncu" --import "$work/$name.ncu-rep" --page source --csv --print-source sass \
+      -k regex:sparse_mla_kernel >"$work/$name.source.csv" 2>/dev/null
+    # The headline per kernel: duration, issue activity, top stall reasons, pipes.
+    echo "== $c"
+    grep -E '"(Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Achieved Occupancy|Registers Per Thread)"' \
+      "$work/$name.details.csv" | awk -F'","' '{k=$5; sub(/\(.*/, "", k); print k " | " $(NF-2) " = " $NF}' | tr -d '"' | head -40
+  else
+    echo "== $c: no report"; tail -5 "$work/$name.log"
+  fi
+done
+
+if [ "${STAGE0:-0}" = 1 ]; then
+  timeout "${STAGE0_TIMEOUT:-200}" scripts/sm90_stage0.sh "$work/stage0" 2>&1 | tail -n 40 || status=1
+fi
+mkdir -p "$out"
+tar czf "$out/profile.tgz" -C "$(dirname "$work")" --exclude='*.ncu-rep' --exclude='sm90_selftest' \
+  --exclude='work/stage0/stage0' --exclude='sass.txt' "$(basename "$work")"
+tar czf "$out/reports.tgz" -C "$(dirname "$work")" $(cd "$(dirname "$work")" && ls "$(basename "$work")"/*.ncu-rep 2>/dev/null)
+[ "$(stat -c %s "$out/reports.tgz")" -gt 15000000 ] && rm -f "$out/reports.tgz" && echo "reports.tgz too large: left out"
+ls -la "$out"
+exit $status
