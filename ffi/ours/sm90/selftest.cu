@@ -277,6 +277,7 @@ void reference(Case& c) {
 
 // ---------------------------------------------------------------- device runs
 bool g_cp_async = false;  // gather engine for the correctness runs
+bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the warp-private one
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -335,6 +336,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.blocks_per_split = sm90::blocks_per_split_of(c.topk, splits);
   p.sm_scale = c.sm_scale;
   p.gather_cp_async = g_cp_async;
+  p.warp_private = !g_block_shared;
   return p;
 }
 
@@ -462,7 +464,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_cp_async ? "[cp.async] " : "", c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : ""), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -632,6 +634,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool invariant;
     bool cp_async = false;
     bool pdl = true;
+    bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -644,6 +647,9 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, true});
   for (int heads : {8, 16, 32})
     for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, false});
+  for (int tokens : {1, 8, 32, 128}) rows.push_back({tokens, 8, 2048, 528, false, false, true, true});
+  rows.push_back({4096, 8, 2176, 528, false, false, true, true});
+  rows.push_back({4096, 8, 2176, 528, false});
   for (int heads : {16, 32}) {
     rows.push_back({4096, heads, 2176, 528, false});
     rows.push_back({4096, heads, 2176, 528, true});
@@ -665,7 +671,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     if (profile) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
-      if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.row_bytes != 528)
+      if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
+          r.row_bytes != 528)
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
@@ -691,6 +698,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.sm_scale = 0.0625f;
     p.gather_cp_async = r.cp_async;
     p.pdl = r.pdl;
+    p.warp_private = !r.block_shared;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -702,7 +710,9 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.cp_async ? "batch+cpas" : (r.invariant ? "invariant" : (r.pdl ? "batch" : "batch,nopdl"));
+        r.cp_async ? "batch+cpas"
+                   : (r.invariant ? "invariant"
+                                  : (r.block_shared ? "batch,shared" : (r.pdl ? "batch" : "batch,nopdl")));
     // One compact line per case: the time, then run 3, FlashMLA and the bar where known.
     const Reference ref = reference_for(r.tokens, r.heads, r.topk, rule);
     char extra[160] = "";
@@ -839,13 +849,14 @@ int main(int argc, char** argv) {
     Case e = make("wide rows e^+-4, sm_scale 1/8", 4, h, 2176, 528, 40000, 0.125f, kWideRows, 0);
     correctness_case(e, sm_count);
   }
-  // Non-finite referenced input and extremes, one token each: 16 heads (one consumer
-  // group) and 32 heads (two groups merged in the CTA), K = 256 (4 blocks) and 2048.
-  for (const int rh : {16, 32})
+  // Non-finite referenced input and extremes, one token each: 8 heads (the warp-private
+  // kernel), 16 heads (one consumer group) and 32 heads (two groups merged in the CTA),
+  // K = 256 (4 blocks) and 2048.
+  for (const int rh : {8, 16, 32})
   for (const int rk : {256, 2048}) {
     if (rh == 16 && rk == 2048) continue;
-    Case c = make(rh == 16 ? "robustness" : (rk == 256 ? "robustness H=32" : "robustness H=32 K=2048"),
-                  6, rh, rk, 528, 5000, tame_scale, kTame, 0);
+    const std::string name = "robustness H=" + std::to_string(rh) + (rk == 2048 ? " K=2048" : "");
+    Case c = make(name.c_str(), 6, rh, rk, 528, 5000, tame_scale, kTame, 0);
     // Private slots past every slot make_case referenced (the pool grows by K + 8 NaN
     // rows; the hostile index `num_slots` moves with it, so it stays out of range).
     const int64_t s0 = c.num_slots;
@@ -890,7 +901,7 @@ int main(int argc, char** argv) {
     }
     correctness_case(c, sm_count);
   }
-  for (const int bh : {16, 32}) {
+  for (const int bh : {8, 16, 32}) {
     // Batch invariance: a token's bits at T = 1 equal its bits inside T = 128.
     Case c = make("batch invariance", 128, bh, 2176, 528, 200000, tame_scale, kTame, 0);
     DeviceCase d;
@@ -927,7 +938,18 @@ int main(int argc, char** argv) {
     Case d = make("wide tiles 2^+-12, rows e^+-4", 4, 32, 2176, 656, 40000, 1.0f / 4096.0f,
                   kWideTiles, 0);
     correctness_case(d, sm_count);
+    Case e = make("tame glm-kpool", 6, 8, 2176, 528, 50000, tame_scale, kTame, 2);
+    correctness_case(e, sm_count);
     g_cp_async = false;
+  }
+  {
+    g_block_shared = true;  // the block-shared kernel, kept for comparison at H <= 8
+    Case c = make("tame glm-kpool", 6, 8, 2176, 528, 50000, tame_scale, kTame, 1);
+    correctness_case(c, sm_count);
+    Case d = make("wide tiles 2^+-12, rows e^+-4", 4, 8, 2176, 528, 40000, 1.0f / 4096.0f,
+                  kWideTiles, 0);
+    correctness_case(d, sm_count);
+    g_block_shared = false;
   }
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 

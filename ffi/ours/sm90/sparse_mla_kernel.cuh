@@ -91,6 +91,8 @@ struct SparseMlaParams {
   // any global access) and are launched so that their start overlaps the tail of the
   // previous kernel in the stream; the attention kernel lets the combine launch early.
   bool pdl = true;
+  // Up to 8 heads: the warp-private kernel (false: the block-shared one, for comparison).
+  bool warp_private = true;
 };
 
 // ---------------------------------------------------------------------------
@@ -248,11 +250,29 @@ __device__ __forceinline__ float exp2_approx(float x) {
 
 }  // namespace ptx
 
-// Two e4m3 codes (low byte -> low half) to two fp16 values, exactly (NaN codes stay NaN).
-__device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint32_t two_codes) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(
-      static_cast<__nv_fp8x2_storage_t>(two_codes & 0xffffu), __NV_E4M3);
-  return uint32_t(h.x) | (uint32_t(h.y) << 16);
+// Two e4m3 codes to two fp16 values, exactly (NaN codes stay NaN): the codes in the low
+// (lo) or high (hi) half of a word, low byte -> low half. The PTX half selection lets
+// ptxas read the half in place (F2FP ... R.H1), with no shift.
+__device__ __forceinline__ uint32_t e4m3x2_lo_to_f16x2(uint32_t codes) {
+  uint32_t d;
+  asm("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, lo; }"
+      : "=r"(d)
+      : "r"(codes));
+  return d;
+}
+__device__ __forceinline__ uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
+  uint32_t d;
+  asm("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, hi; }"
+      : "=r"(d)
+      : "r"(codes));
+  return d;
+}
+// The 8x8 b16 matrix of a warp's fragments (lane: row lane / 4, columns 2 (lane % 4),
+// +1), transposed in registers.
+__device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
+  uint32_t y;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
 }
 __device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
   const __half2 h = __floats2half2_rn(lo, hi);
@@ -268,6 +288,156 @@ __device__ __forceinline__ int exponent_bound(float x) {
   const int biased = (__float_as_int(x) >> 23) & 0xff;
   const int f = biased - 126;
   return f < -126 ? -126 : (f > 126 ? 126 : f);
+}
+
+// ---------------------------------------------------------------------------
+// The producer warp: per 64-candidate block, the indices (one block ahead), activity
+// flags, zero rows for inactive candidates and one bulk copy per active row into the
+// stage, completing on its full barrier once the consumers released it.
+
+template <int NS, bool kCpAsync>
+__device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token, int c_begin,
+                                            int c_stop, int nblocks, int lane,
+                                            uint8_t* rows_base, int* flags, uint64_t* full,
+                                            uint64_t* empty) {
+  const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
+  auto load = [&](int b, int& i0, int& i1) {
+    const int j = c_begin + b * kBlockRows + lane;
+    i0 = j < c_stop ? __ldg(idx_row + j) : -1;
+    i1 = j + 32 < c_stop ? __ldg(idx_row + j + 32) : -1;
+  };
+  int next0 = -1, next1 = -1;
+  if (nblocks > 0) load(0, next0, next1);
+  for (int b = 0; b < nblocks; ++b) {
+    const int stage = b % NS;
+    const int i0 = next0, i1 = next1;
+    if (b + 1 < nblocks) load(b + 1, next0, next1);  // one block of index latency ahead
+    ptx::mbar_wait(&empty[stage], ((b / NS) & 1) ^ 1);
+    const bool a0 = i0 >= 0 && int64_t(i0) < p.num_slots;
+    const bool a1 = i1 >= 0 && int64_t(i1) < p.num_slots;
+    uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
+    // Inactive rows become zero rows: 0 * NaN in the value MMA cannot happen, and
+    // the slot an inactive index names is never read.
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    if (!a0)
+      for (int v = 0; v < kRowBytes / 16; ++v)
+        reinterpret_cast<uint4*>(rows + lane * kRowBytes)[v] = zero;
+    if (!a1)
+      for (int v = 0; v < kRowBytes / 16; ++v)
+        reinterpret_cast<uint4*>(rows + (lane + 32) * kRowBytes)[v] = zero;
+    flags[stage * kBlockRows + lane] = a0;
+    flags[stage * kBlockRows + lane + 32] = a1;
+    const uint32_t n = __popc(__ballot_sync(~0u, a0)) + __popc(__ballot_sync(~0u, a1));
+    __syncwarp();
+    if (kCpAsync) {
+      // Row r's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
+      for (int r = 0; r < kBlockRows; ++r) {
+        const int idx = __shfl_sync(~0u, r < 32 ? i0 : i1, r & 31);
+        if (idx < 0 || int64_t(idx) >= p.num_slots) continue;
+        const uint8_t* src = p.pool + int64_t(idx) * p.row_bytes;
+        uint8_t* dst = rows + r * kRowBytes;
+        ptx::cp_async16(dst + lane * 16, src + lane * 16);
+        if (lane == 0) ptx::cp_async16(dst + 512, src + 512);
+      }
+      ptx::cp_async_arrive(&full[stage]);  // fires when this lane's copies land
+      (void)n;
+      continue;
+    }
+    if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
+    __syncwarp();
+    if (a0)
+      ptx::bulk_copy(rows + lane * kRowBytes, p.pool + int64_t(i0) * p.row_bytes, kRowBytes,
+                     &full[stage]);
+    if (a1)
+      ptx::bulk_copy(rows + (lane + 32) * kRowBytes, p.pool + int64_t(i1) * p.row_bytes,
+                     kRowBytes, &full[stage]);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
+
+template <int HP, int kWarps>
+__device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
+                                          uint8_t* qhat, float* qpre, float* qpost,
+                                          int* bad_head) {
+  // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
+  // the factor is a normal float); the factor goes back into the score factor.
+  for (int h = warp; h < HP; h += kWarps) {
+    float v[16];
+    if (h < p.heads) {
+      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h) * L::kHeadDim;
+      const uint4 lo = *reinterpret_cast<const uint4*>(src + lane * 8);
+      const uint4 hi = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
+      const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        v[2 * i] = __uint_as_float(words[i] << 16);
+        v[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) v[i] = 0.0f;
+    }
+    float amax = 0.0f;
+    bool finite = true;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      amax = fmaxf(amax, fabsf(v[i]));
+      finite = finite && isfinite(v[i]);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(~0u, amax, o));
+    const bool bad = __any_sync(~0u, !finite);
+    const int e1 = amax == 0.0f ? 0 : exponent_bound(amax);  // max|q| < 2^e1
+    const float down = pow2(-e1);
+    uint32_t packed[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
+    uint8_t* dst = qhat + h * kQRowBytes;
+    *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+    *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
+        make_uint4(packed[4], packed[5], packed[6], packed[7]);
+    if (lane == 0) {
+      // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
+      const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
+      qpre[h] = fabsf(f) <= 1.0f ? f : 1.0f;
+      qpost[h] = fabsf(f) <= 1.0f ? 1.0f : f;
+      bad_head[h] = bad;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// One head's result for value tile w: v[mt] = the values at dims 128 w + 16 mt + 2 g, +1,
+// in units of 2^f (up = 2^f), lse2 in log2 units. A split writes its partial (fp32,
+// log2), a single split the output (bf16, natural log). A bad head gets NaN.
+__device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, int split, int h,
+                                           int w, int g, const float (&v)[8][2], float up,
+                                           float lse2, bool bad) {
+  if (bad) lse2 = __int_as_float(0x7fffffff);
+  const bool partial = p.num_splits > 1;
+  const int64_t row = partial ? (int64_t(token) * p.num_splits + split) * p.heads + h
+                              : int64_t(token) * p.heads + h;
+  if (partial) {
+    float* dst = p.part_out + row * L::kHeadDim;
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt) {
+      const int d = L::kTile * w + 16 * mt + 2 * g;
+      const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
+      *reinterpret_cast<float2*>(dst + d) = x;
+    }
+    if (w == 0 && g == 0) p.part_lse[row] = lse2;
+  } else {
+    __nv_bfloat16* dst = p.out + row * L::kHeadDim;
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt) {
+      const int d = L::kTile * w + 16 * mt + 2 * g;
+      const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
+      *reinterpret_cast<__nv_bfloat162*>(dst + d) = __floats2bfloat162_rn(x.x, x.y);
+    }
+    if (w == 0 && g == 0) p.lse[row] = lse2 * kLn2;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -356,58 +526,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
       if (warp != NWG * kConsumerWarps) return;
     }
-    const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-    auto load = [&](int b, int& i0, int& i1) {
-      const int j = c_begin + b * kBlockRows + lane;
-      i0 = j < c_stop ? __ldg(idx_row + j) : -1;
-      i1 = j + 32 < c_stop ? __ldg(idx_row + j + 32) : -1;
-    };
-    int next0 = -1, next1 = -1;
-    if (nblocks > 0) load(0, next0, next1);
-    for (int b = 0; b < nblocks; ++b) {
-      const int stage = b % NS;
-      const int i0 = next0, i1 = next1;
-      if (b + 1 < nblocks) load(b + 1, next0, next1);  // one block of index latency ahead
-      ptx::mbar_wait(&empty[stage], ((b / NS) & 1) ^ 1);
-      const bool a0 = i0 >= 0 && int64_t(i0) < p.num_slots;
-      const bool a1 = i1 >= 0 && int64_t(i1) < p.num_slots;
-      uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
-      // Inactive rows become zero rows: 0 * NaN in the value MMA cannot happen, and
-      // the slot an inactive index names is never read.
-      const uint4 zero = make_uint4(0, 0, 0, 0);
-      if (!a0)
-        for (int v = 0; v < kRowBytes / 16; ++v)
-          reinterpret_cast<uint4*>(rows + lane * kRowBytes)[v] = zero;
-      if (!a1)
-        for (int v = 0; v < kRowBytes / 16; ++v)
-          reinterpret_cast<uint4*>(rows + (lane + 32) * kRowBytes)[v] = zero;
-      flags[stage * kBlockRows + lane] = a0;
-      flags[stage * kBlockRows + lane + 32] = a1;
-      const uint32_t n = __popc(__ballot_sync(~0u, a0)) + __popc(__ballot_sync(~0u, a1));
-      __syncwarp();
-      if (kCpAsync) {
-        // Row r's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
-        for (int r = 0; r < kBlockRows; ++r) {
-          const int idx = __shfl_sync(~0u, r < 32 ? i0 : i1, r & 31);
-          if (idx < 0 || int64_t(idx) >= p.num_slots) continue;
-          const uint8_t* src = p.pool + int64_t(idx) * p.row_bytes;
-          uint8_t* dst = rows + r * kRowBytes;
-          ptx::cp_async16(dst + lane * 16, src + lane * 16);
-          if (lane == 0) ptx::cp_async16(dst + 512, src + 512);
-        }
-        ptx::cp_async_arrive(&full[stage]);  // fires when this lane's copies land
-        (void)n;
-        continue;
-      }
-      if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
-      __syncwarp();
-      if (a0)
-        ptx::bulk_copy(rows + lane * kRowBytes, p.pool + int64_t(i0) * p.row_bytes, kRowBytes,
-                       &full[stage]);
-      if (a1)
-        ptx::bulk_copy(rows + (lane + 32) * kRowBytes, p.pool + int64_t(i1) * p.row_bytes,
-                       kRowBytes, &full[stage]);
-    }
+    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full, empty);
     return;
   }
 
@@ -425,51 +544,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
   const int q4 = lane & 3;  // thread in group
 
-  // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
-  // the factor is a normal float); the factor goes back into the score factor.
-  for (int h = warp; h < HP; h += NWG * kConsumerWarps) {
-    float v[16];
-    if (h < p.heads) {
-      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h) * L::kHeadDim;
-      const uint4 lo = *reinterpret_cast<const uint4*>(src + lane * 8);
-      const uint4 hi = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
-      const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        v[2 * i] = __uint_as_float(words[i] << 16);
-        v[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 16; ++i) v[i] = 0.0f;
-    }
-    float amax = 0.0f;
-    bool finite = true;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      amax = fmaxf(amax, fabsf(v[i]));
-      finite = finite && isfinite(v[i]);
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(~0u, amax, o));
-    const bool bad = __any_sync(~0u, !finite);
-    const int e1 = amax == 0.0f ? 0 : exponent_bound(amax);  // max|q| < 2^e1
-    const float down = pow2(-e1);
-    uint32_t packed[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
-    uint8_t* dst = qhat + h * kQRowBytes;
-    *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-    *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
-        make_uint4(packed[4], packed[5], packed[6], packed[7]);
-    if (lane == 0) {
-      // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
-      const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
-      qpre[h] = fabsf(f) <= 1.0f ? f : 1.0f;
-      qpost[h] = fabsf(f) <= 1.0f ? 1.0f : f;
-      bad_head[h] = bad;
-    }
-  }
+  prepare_q<HP, NWG * kConsumerWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
   ptx::all_consumers_sync<NWG>();
 
   // Online-softmax state, base 2: C layout (heads 8j + 2q4 + i) and B layout (head 8j + g),
@@ -546,9 +621,9 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
           // r[2h]: rows 0-7, bytes 4q4..4q4+3 of the 16-dim chunk; r[2h+1]: rows 8-15.
           // k order inside the chunk is permuted (dims 4q4, 4q4+1 -> k 2q4, 2q4+1;
           // dims 4q4+2, 4q4+3 -> k 2q4+8, 2q4+9), and q's B fragment uses the same order.
-          const uint32_t a[4] = {e4m3x2_to_f16x2(r[2 * half]), e4m3x2_to_f16x2(r[2 * half + 1]),
-                                 e4m3x2_to_f16x2(r[2 * half] >> 16),
-                                 e4m3x2_to_f16x2(r[2 * half + 1] >> 16)};
+          const uint32_t a[4] = {e4m3x2_lo_to_f16x2(r[2 * half]), e4m3x2_lo_to_f16x2(r[2 * half + 1]),
+                                 e4m3x2_hi_to_f16x2(r[2 * half]),
+                                 e4m3x2_hi_to_f16x2(r[2 * half + 1])};
           const int dim = t * L::kTile + kp * 32 + half * 16 + 4 * q4;
 #pragma unroll
           for (int j = 0; j < NT; ++j) {
@@ -740,10 +815,10 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         for (int m = 0; m < 2; ++m) {
           const uint32_t x = __byte_perm(r[2 * m], 0, 0x3120);
           const uint32_t y = __byte_perm(r[2 * m + 1], 0, 0x3120);
-          a[m][0] = e4m3x2_to_f16x2(x);
-          a[m][1] = e4m3x2_to_f16x2(x >> 16);
-          a[m][2] = e4m3x2_to_f16x2(y);
-          a[m][3] = e4m3x2_to_f16x2(y >> 16);
+          a[m][0] = e4m3x2_lo_to_f16x2(x);
+          a[m][1] = e4m3x2_hi_to_f16x2(x);
+          a[m][2] = e4m3x2_lo_to_f16x2(y);
+          a[m][3] = e4m3x2_hi_to_f16x2(y);
         }
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
@@ -824,7 +899,6 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       }
   }
   const bool any_bad_scale = *bad_all != 0;
-  const bool partial = p.num_splits > 1;
 #pragma unroll
   for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -837,32 +911,299 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       // split with no active candidate references nothing.
       const bool bad = l > 0.0f && (bad_head[h] != 0 || any_bad_scale);
       const float up = pow2(f);
-      float lse2 = l > 0.0f ? m_c[j][i] + log2f(l) : -INFINITY;
-      if (bad) lse2 = __int_as_float(0x7fffffff);
-      const int64_t row = partial ? (int64_t(token) * p.num_splits + split) * p.heads + h
-                                  : int64_t(token) * p.heads + h;
-      if (partial) {
-        float* dst = p.part_out + row * L::kHeadDim;
+      const float lse2 = l > 0.0f ? m_c[j][i] + log2f(l) : -INFINITY;
+      float v[8][2];
 #pragma unroll
-        for (int mt = 0; mt < 8; ++mt) {
-          const int d = L::kTile * w + 16 * mt + 2 * g;
-          float2 v = make_float2(o[mt][j][i] * up, o[mt][j][i + 2] * up);
-          if (bad) v = make_float2(lse2, lse2);
-          *reinterpret_cast<float2*>(dst + d) = v;
-        }
-        if (w == 0 && g == 0) p.part_lse[row] = lse2;
-      } else {
-        __nv_bfloat16* dst = p.out + row * L::kHeadDim;
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) {
-          const int d = L::kTile * w + 16 * mt + 2 * g;
-          float2 v = make_float2(o[mt][j][i] * up, o[mt][j][i + 2] * up);
-          if (bad) v = make_float2(lse2, lse2);
-          *reinterpret_cast<__nv_bfloat162*>(dst + d) = __floats2bfloat162_rn(v.x, v.y);
-        }
-        if (w == 0 && g == 0) p.lse[row] = lse2 * kLn2;
+      for (int mt = 0; mt < 8; ++mt) {
+        v[mt][0] = o[mt][j][i];
+        v[mt][1] = o[mt][j][i + 2];
       }
+      store_head(p, token, split, h, w, g, v, up, lse2, bad);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Up to 8 heads: the warp-private kernel. Consumer warp w owns rows 16w..16w+15 of every
+// block: its scores S^T[16 candidates, 8 heads] (as above), its own base-2 online softmax
+// over those candidates (maxima across the 8 row groups of the warp by shuffles), and its
+// own value accumulator O^T[512, 8] over all four tiles (128 fp32 per thread). The block
+// loop has no barrier and no shared-memory exchange; the four warps are merged once per
+// split (like the split combine). U^T, the value MMA's B operand, comes from the score
+// C layout by an 8x8 transpose in registers (movmatrix). O is a running sum in units of
+// 2^F per (tile, head), F the exponent bound of the largest weighted scale p |s_t| seen
+// (so |U| < 1 in fp16), rescaled only when a maximum or an F moves:
+// |O| <= 448 x (candidates of the split) in those units, far from overflow.
+
+template <int NS, bool kCpAsync>
+// 200 registers: two CTAs of 160 threads per SM (64000 of 65536).
+__global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams p) {
+  using S = Smem<1, NS>;
+  constexpr int HP = 8;
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint8_t* rows_base = smem + S::kRows;
+  uint8_t* qhat = smem + S::kQ;
+  int* flags = reinterpret_cast<int*>(smem + S::kFlags);
+  float* qpre = reinterpret_cast<float*>(smem + S::kFactor);
+  float* qpost = qpre + HP;
+  int* bad_head = reinterpret_cast<int*>(smem + S::kBad);
+  int* bad_all = bad_head + HP;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
+  uint64_t* empty = full + NS;
+
+  ptx::grid_dependency_wait();  // before any global access, reads and writes
+  ptx::launch_dependents();
+  const int token = blockIdx.x / p.num_splits;
+  const int split = blockIdx.x % p.num_splits;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  int len = p.topk_lens ? p.topk_lens[token] : p.topk;
+  len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
+  const int c_begin = split * p.blocks_per_split * kBlockRows;
+  const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
+  const int c_stop = min(c_end, len);
+  const int nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < NS; ++s) {
+      ptx::mbar_init(&full[s], kCpAsync ? 32 : 1);
+      ptx::mbar_init(&empty[s], kConsumerWarps);
+    }
+    *bad_all = 0;
+  }
+  __syncthreads();
+  if (warp == kConsumerWarps) {
+    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full, empty);
+    return;
+  }
+
+  prepare_q<HP, kConsumerWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
+  ptx::consumer_sync();
+  const int g = lane >> 2;  // mma group: score row (candidate) / value row (dims)
+  const int q4 = lane & 3;  // heads 2 q4, 2 q4 + 1 in the C layouts
+  const int c_a = 16 * warp + g, c_b = c_a + 8;
+  const float pre[2] = {qpre[2 * q4], qpre[2 * q4 + 1]};
+  const float post[2] = {qpost[2 * q4], qpost[2 * q4 + 1]};
+
+  float m[2] = {-INFINITY, -INFINITY};
+  float l[2] = {0.0f, 0.0f};  // this thread's two candidates per block; reduced at the end
+  float bound[4][2];
+  int fexp[4][2];
+  float o[32][4];  // M-tile 8 t + 2 i + m: dims 128 t + 32 i + 16 m + (2 g, 2 g + 1)
+#pragma unroll
+  for (int t = 0; t < 4; ++t)
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      bound[t][i] = 0.0f;
+      fexp[t][i] = -126;
+    }
+#pragma unroll
+  for (int mt = 0; mt < 32; ++mt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[mt][e] = 0.0f;
+  uint32_t bad_bits = 0;
+  bool scale_bad = false;
+
+  for (int b = 0; b < nblocks; ++b) {
+    const int stage = b % NS;
+    ptx::mbar_wait(&full[stage], (b / NS) & 1);
+    const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
+    const int* fl = flags + stage * kBlockRows;
+
+    // ---- scores S^T[16 candidates, 8 heads], per-candidate scale shift (see above) ----
+    const float4 xa = *reinterpret_cast<const float4*>(rows + c_a * kRowBytes + L::kScalesOffset);
+    const float4 xb = *reinterpret_cast<const float4*>(rows + c_b * kRowBytes + L::kScalesOffset);
+    const float sa[4] = {xa.x, xa.y, xa.z, xa.w}, sb[4] = {xb.x, xb.y, xb.z, xb.w};
+    float sdown_a, sdown_b, up_a, up_b;
+    {
+      const float ma = fmaxf(fmaxf(fabsf(xa.x), fabsf(xa.y)), fmaxf(fabsf(xa.z), fabsf(xa.w)));
+      const float mb = fmaxf(fmaxf(fabsf(xb.x), fabsf(xb.y)), fmaxf(fabsf(xb.z), fabsf(xb.w)));
+      const int ea = exponent_bound(ma), eb = exponent_bound(mb);
+      sdown_a = pow2(-ea);
+      sdown_b = pow2(-eb);
+      up_a = pow2(ea);
+      up_b = pow2(eb);
+    }
+    float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    const uint8_t* arow = rows + (16 * warp + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
+#pragma unroll
+    for (int t = 0; t < L::kNumTiles; ++t) {
+      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int kp = 0; kp < 4; ++kp) {
+        uint32_t r[4];
+        ptx::ldsm_x4(r, arow + t * L::kTile + kp * 32);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const uint32_t a[4] = {e4m3x2_lo_to_f16x2(r[2 * half]), e4m3x2_lo_to_f16x2(r[2 * half + 1]),
+                                 e4m3x2_hi_to_f16x2(r[2 * half]), e4m3x2_hi_to_f16x2(r[2 * half + 1])};
+          const int dim = t * L::kTile + kp * 32 + half * 16 + 4 * q4;
+          const uint2 bq = *reinterpret_cast<const uint2*>(qhat + g * kQRowBytes + dim * 2);
+          ptx::mma(acc, a, bq.x, bq.y);
+        }
+      }
+      scale_bad |= !isfinite(sa[t]) || !isfinite(sb[t]);  // zero rows (inactive) have scale 0
+      const float sn_a = sa[t] * sdown_a, sn_b = sb[t] * sdown_b;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sc[e] = fmaf(acc[e], e < 2 ? sn_a : sn_b, sc[e]);
+    }
+    const bool act_a = fl[c_a] != 0, act_b = fl[c_b] != 0;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float v0 = sc[e];
+      bad_bits |= uint32_t(isnan(v0)) << (e & 1);
+      float v = ((v0 * pre[e & 1]) * (e < 2 ? up_a : up_b)) * post[e & 1];
+      v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
+      sc[e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
+    }
+
+    // ---- online softmax over this warp's candidates (heads 2 q4 + i) ----
+    float corr[2], pr[4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      float mx = fmaxf(sc[i], sc[i + 2]);
+#pragma unroll
+      for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
+      const float mn = fmaxf(m[i], mx);
+      corr[i] = m[i] == mn ? 1.0f : ptx::exp2_approx(m[i] - mn);  // +inf == +inf: 1
+      m[i] = mn;
+      pr[i] = act_a ? (sc[i] == mn ? 1.0f : ptx::exp2_approx(sc[i] - mn)) : 0.0f;
+      pr[i + 2] = act_b ? (sc[i + 2] == mn ? 1.0f : ptx::exp2_approx(sc[i + 2] - mn)) : 0.0f;
+      l[i] = fmaf(l[i], corr[i], pr[i] + pr[i + 2]);
+    }
+
+    // ---- per tile: weighted scales p s_t, the power of two 2^F, U^T by transposition ----
+    uint32_t bfrag[4][2];
+    float factor[4][2];
+    bool rescale = false;
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const float w0 = pr[0] * sa[t], w1 = pr[1] * sa[t], w2 = pr[2] * sb[t], w3 = pr[3] * sb[t];
+      float down[2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        float big = fmaxf(fabsf(i ? w1 : w0), fabsf(i ? w3 : w2));
+#pragma unroll
+        for (int o_ = 4; o_ < 32; o_ *= 2) big = fmaxf(big, __shfl_xor_sync(~0u, big, o_));
+        const float bd = fmaxf(bound[t][i] * corr[i], big);
+        const int fn = exponent_bound(bd);
+        const int d = fexp[t][i] - fn;  // |d| <= 252: two normal powers of two
+        bound[t][i] = bd;
+        fexp[t][i] = fn;
+        factor[t][i] = corr[i] * pow2(d / 2) * pow2(d - d / 2);
+        rescale |= factor[t][i] != 1.0f;
+        down[i] = pow2(-fn);
+      }
+      bfrag[t][0] = transpose_8x8(pack_f16x2(w0 * down[0], w1 * down[1]));
+      bfrag[t][1] = transpose_8x8(pack_f16x2(w2 * down[0], w3 * down[1]));
+    }
+    if (__any_sync(~0u, rescale)) {
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) o[8 * t + k][e] *= factor[t][e & 1];
+    }
+
+    // ---- values: O^T[512, 8] += V^T[512, own 16 rows] . U^T[16, 8] ----
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        uint32_t r[4];
+        ptx::ldsm_x4_trans(r, rows + (16 * warp + (lane & 15)) * kRowBytes + L::kTile * t + 32 * i +
+                                  (lane >> 4) * 16);
+#pragma unroll
+        for (int mm = 0; mm < 2; ++mm) {
+          const uint32_t x = __byte_perm(r[2 * mm], 0, 0x3120);
+          const uint32_t y = __byte_perm(r[2 * mm + 1], 0, 0x3120);
+          const uint32_t a[4] = {e4m3x2_lo_to_f16x2(x), e4m3x2_hi_to_f16x2(x), e4m3x2_lo_to_f16x2(y),
+                                 e4m3x2_hi_to_f16x2(y)};
+          ptx::mma(o[8 * t + 2 * i + mm], a, bfrag[t][0], bfrag[t][1]);
+        }
+      }
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(&empty[stage]);
+  }
+
+  // ---- the four warps merged: warp w finishes value tile w ----
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    if ((bad_bits >> i) & 1) atomicOr(&bad_head[2 * q4 + i], 1);
+#pragma unroll
+    for (int o_ = 4; o_ < 32; o_ *= 2) l[i] += __shfl_xor_sync(~0u, l[i], o_);
+  }
+  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
+  ptx::consumer_sync();  // every block consumed: the row ring is free
+  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][warp][8 M-tiles][32 lanes]
+  float* xm = reinterpret_cast<float*>(xo + 4 * kConsumerWarps * 8 * 32);  // [warp][head]
+  float* xl = xm + kConsumerWarps * HP;
+  int* xf = reinterpret_cast<int*>(xl + kConsumerWarps * HP);  // [warp][tile][head]
+#pragma unroll
+  for (int t = 0; t < 4; ++t)
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      xo[((t * kConsumerWarps + warp) * 8 + k) * 32 + lane] =
+          make_float4(o[8 * t + k][0], o[8 * t + k][1], o[8 * t + k][2], o[8 * t + k][3]);
+  if (g == 0) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      xm[warp * HP + 2 * q4 + i] = m[i];
+      xl[warp * HP + 2 * q4 + i] = l[i];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) xf[(warp * 4 + t) * HP + 2 * q4 + i] = fexp[t][i];
+    }
+  }
+  ptx::consumer_sync();
+  const bool any_bad_scale = *bad_all != 0;
+  float wgt[kConsumerWarps][2], up[2], lse2[2];
+  bool bad[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int h = 2 * q4 + i;
+    float mmax = -INFINITY;
+    int fmax = -126;
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) {
+      mmax = fmaxf(mmax, xm[w * HP + h]);
+      fmax = max(fmax, xf[(w * 4 + warp) * HP + h]);
+    }
+    float k[kConsumerWarps], total = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) {
+      const float mw = xm[w * HP + h];
+      k[w] = mw == mmax ? 1.0f : ptx::exp2_approx(mw - mmax);  // -inf warps weigh 0
+      total = fmaf(xl[w * HP + h], k[w], total);  // fixed order: deterministic
+    }
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) {
+      const int d = xf[(w * 4 + warp) * HP + h] - fmax;  // in [-252, 0]
+      wgt[w][i] = total > 0.0f ? __fdiv_rn(k[w], total) * pow2(d / 2) * pow2(d - d / 2) : 0.0f;
+    }
+    up[i] = pow2(fmax);
+    lse2[i] = total > 0.0f ? mmax + log2f(total) : -INFINITY;
+    bad[i] = total > 0.0f && (bad_head[h] != 0 || any_bad_scale);
+  }
+  float v[2][8][2];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) {
+      const float4 x = xo[((warp * kConsumerWarps + w) * 8 + k) * 32 + lane];
+      sum.x = fmaf(x.x, wgt[w][0], sum.x);
+      sum.y = fmaf(x.y, wgt[w][1], sum.y);
+      sum.z = fmaf(x.z, wgt[w][0], sum.z);
+      sum.w = fmaf(x.w, wgt[w][1], sum.w);
+    }
+    v[0][k][0] = sum.x;  // head 2 q4: dims 2 g (row g) and 2 g + 1 (row g + 8)
+    v[0][k][1] = sum.z;
+    v[1][k][0] = sum.y;
+    v[1][k][1] = sum.w;
+  }
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+    if (2 * q4 + i < p.heads) store_head(p, token, split, 2 * q4 + i, warp, g, v[i], up[i], lse2[i], bad[i]);
 }
 
 // ---------------------------------------------------------------------------
@@ -937,6 +1278,10 @@ template <int NT>
 cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   constexpr int NS = stages_for<NT>();
   auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
+  if constexpr (NT == 1) {
+    if (p.warp_private)
+      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NS, true> : sparse_mla_private_kernel<NS, false>;
+  }
   constexpr int threads = threads_of(NT);
   constexpr int bytes = Smem<NT, NS>::kBytes;
   cudaError_t status =
