@@ -36,13 +36,13 @@ for c in "${cases[@]}"; do
   name="ncu_${c//:/_}"
   # Skip the first launch (and its combine): caches and clocks warm; profile the second.
   timeout "${NCU_TIMEOUT:-150}" "$ncu" --clock-control none --set full --import-source yes \
-    -k regex:"sparse_mla_kernel|combine_kernel" --launch-skip 2 --launch-count 2 \
+    -k regex:"sparse_mla|combine_kernel" --launch-skip 2 --launch-count 2 \
     -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" >"$work/$name.log" 2>&1 || status=1
   if [ -f "$work/$name.ncu-rep" ]; then
     "$ncu" --import "$work/$name.ncu-rep" --page details --csv >"$work/$name.details.csv" 2>/dev/null
     "$ncu" --import "$work/$name.ncu-rep" --page raw --csv >"$work/$name.raw.csv" 2>/dev/null
     "$ncu" --import "$work/$name.ncu-rep" --page source --csv --print-source sass \
-      -k regex:sparse_mla_kernel >"$work/$name.source.csv" 2>/dev/null
+      -k regex:"sparse_mla" >"$work/$name.source.csv" 2>/dev/null
     # The headline per kernel: duration, issue activity, top stall reasons, pipes.
     echo "== $c"
     grep -E '"(Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Achieved Occupancy|Registers Per Thread)"' \

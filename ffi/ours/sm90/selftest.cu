@@ -676,8 +676,10 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
+    // (the block-shared kernel runs two CTAs per SM: its batch rule is the 16-head one)
     const int splits = r.invariant ? sm90::invariant_num_splits(r.heads, r.topk)
-                                   : sm90::batch_num_splits(r.tokens, r.heads, r.topk, sm_count);
+                                   : sm90::batch_num_splits(r.tokens, r.block_shared ? 16 : r.heads,
+                                                            r.topk, sm_count);
     if (int64_t(r.tokens) * splits > max_part) continue;
     sm90::SparseMlaParams p;
     p.q = q;

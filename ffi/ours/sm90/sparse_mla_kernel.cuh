@@ -120,9 +120,10 @@ constexpr int kInvariantBlocksPerSplit = 8;
 __host__ __device__ constexpr int invariant_num_splits(int heads, int topk) {
   return (void)heads, splits_of(topk, kInvariantBlocksPerSplit);
 }
-// CTAs one SM holds: two up to 16 heads; above, the 512 x H fp32 value accumulator
+// CTAs one SM holds: one up to 8 heads (the warp-private kernel: 8 consumer warps of
+// 232 registers), two for 9-16 heads; above, the 512 x H fp32 value accumulator
 // (4H registers per consumer thread) needs more than half the register file.
-__host__ __device__ constexpr int ctas_per_sm(int heads) { return heads <= 16 ? 2 : 1; }
+__host__ __device__ constexpr int ctas_per_sm(int heads) { return heads > 8 && heads <= 16 ? 2 : 1; }
 // Batch-sized rule (faster, not batch invariant): one wave of resident CTAs, each
 // split taking ceil(blocks * tokens / (ctas_per_sm * SMs)) blocks.
 __host__ __device__ constexpr int batch_num_splits(int tokens, int heads, int topk,
@@ -295,11 +296,12 @@ __device__ __forceinline__ int exponent_bound(float x) {
 // flags, zero rows for inactive candidates and one bulk copy per active row into the
 // stage, completing on its full barrier once the consumers released it.
 
+// Blocks first, first + step, ... (two producer warps take alternate blocks).
 template <int NS, bool kCpAsync>
 __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token, int c_begin,
                                             int c_stop, int nblocks, int lane,
                                             uint8_t* rows_base, int* flags, uint64_t* full,
-                                            uint64_t* empty) {
+                                            uint64_t* empty, int first = 0, int step = 1) {
   const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
   auto load = [&](int b, int& i0, int& i1) {
     const int j = c_begin + b * kBlockRows + lane;
@@ -307,11 +309,11 @@ __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token,
     i1 = j + 32 < c_stop ? __ldg(idx_row + j + 32) : -1;
   };
   int next0 = -1, next1 = -1;
-  if (nblocks > 0) load(0, next0, next1);
-  for (int b = 0; b < nblocks; ++b) {
+  if (first < nblocks) load(first, next0, next1);
+  for (int b = first; b < nblocks; b += step) {
     const int stage = b % NS;
     const int i0 = next0, i1 = next1;
-    if (b + 1 < nblocks) load(b + 1, next0, next1);  // one block of index latency ahead
+    if (b + step < nblocks) load(b + step, next0, next1);  // one block of index latency ahead
     ptx::mbar_wait(&empty[stage], ((b / NS) & 1) ^ 1);
     const bool a0 = i0 >= 0 && int64_t(i0) < p.num_slots;
     const bool a1 = i1 >= 0 && int64_t(i1) < p.num_slots;
@@ -409,12 +411,14 @@ __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, i
 }
 
 // ---------------------------------------------------------------------------
-// One head's result for value tile w: v[mt] = the values at dims 128 w + 16 mt + 2 g, +1,
-// in units of 2^f (up = 2^f), lse2 in log2 units. A split writes its partial (fp32,
-// log2), a single split the output (bf16, natural log). A bad head gets NaN.
+// One head's result for M-tiles mt0..mt0 + NMT - 1 of value tile w: v[mt] = the values
+// at dims 128 w + 16 (mt0 + mt) + 2 g, +1, in units of 2^f (up = 2^f), lse2 in log2
+// units. A split writes its partial (fp32, log2), a single split the output (bf16,
+// natural log); lse by the thread of tile 0, mt0 = 0, g = 0. A bad head gets NaN.
+template <int NMT>
 __device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, int split, int h,
-                                           int w, int g, const float (&v)[8][2], float up,
-                                           float lse2, bool bad) {
+                                           int w, int mt0, int g, const float (&v)[NMT][2],
+                                           float up, float lse2, bool bad) {
   if (bad) lse2 = __int_as_float(0x7fffffff);
   const bool partial = p.num_splits > 1;
   const int64_t row = partial ? (int64_t(token) * p.num_splits + split) * p.heads + h
@@ -422,21 +426,21 @@ __device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, 
   if (partial) {
     float* dst = p.part_out + row * L::kHeadDim;
 #pragma unroll
-    for (int mt = 0; mt < 8; ++mt) {
-      const int d = L::kTile * w + 16 * mt + 2 * g;
+    for (int mt = 0; mt < NMT; ++mt) {
+      const int d = L::kTile * w + 16 * (mt0 + mt) + 2 * g;
       const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
       *reinterpret_cast<float2*>(dst + d) = x;
     }
-    if (w == 0 && g == 0) p.part_lse[row] = lse2;
+    if (w == 0 && mt0 == 0 && g == 0) p.part_lse[row] = lse2;
   } else {
     __nv_bfloat16* dst = p.out + row * L::kHeadDim;
 #pragma unroll
-    for (int mt = 0; mt < 8; ++mt) {
-      const int d = L::kTile * w + 16 * mt + 2 * g;
+    for (int mt = 0; mt < NMT; ++mt) {
+      const int d = L::kTile * w + 16 * (mt0 + mt) + 2 * g;
       const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
       *reinterpret_cast<__nv_bfloat162*>(dst + d) = __floats2bfloat162_rn(x.x, x.y);
     }
-    if (w == 0 && g == 0) p.lse[row] = lse2 * kLn2;
+    if (w == 0 && mt0 == 0 && g == 0) p.lse[row] = lse2 * kLn2;
   }
 }
 
@@ -918,13 +922,16 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         v[mt][0] = o[mt][j][i];
         v[mt][1] = o[mt][j][i + 2];
       }
-      store_head(p, token, split, h, w, g, v, up, lse2, bad);
+      store_head(p, token, split, h, w, 0, g, v, up, lse2, bad);
     }
 }
 
 // ---------------------------------------------------------------------------
-// Up to 8 heads: the warp-private kernel. Consumer warp w owns rows 16w..16w+15 of every
-// block: its scores S^T[16 candidates, 8 heads] (as above), its own base-2 online softmax
+// Up to 8 heads: the warp-private kernel. One CTA per SM of 384 threads: two consumer
+// warpgroups take alternate blocks (group g: blocks g, g + 2, ...) and two warps of the
+// producer warpgroup gather them (warp 8 + g for group g's blocks, stages of that parity);
+// setmaxnreg moves the producers' registers to the consumers. Consumer warp w of a group
+// owns rows 16w..16w+15 of each of the group's blocks: its scores S^T[16 candidates, 8 heads] (as above), its own base-2 online softmax
 // over those candidates (maxima across the 8 row groups of the warp by shuffles), and its
 // own value accumulator O^T[512, 8] over all four tiles (128 fp32 per thread). The block
 // loop has no barrier and no shared-memory exchange; the four warps are merged once per
@@ -934,9 +941,12 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 // (so |U| < 1 in fp16), rescaled only when a maximum or an F moves:
 // |O| <= 448 x (candidates of the split) in those units, far from overflow.
 
+constexpr int kPrivateStages = 6;  // 3 per group: 203 KB of rows
+constexpr int kPrivateWarps = 2 * kConsumerWarps;
+
 template <int NS, bool kCpAsync>
-// 200 registers: two CTAs of 160 threads per SM (64000 of 65536).
-__global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams p) {
+__global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const SparseMlaParams p) {
+  static_assert(NS % 2 == 0, "a group's blocks use the stages of its parity");
   using S = Smem<1, NS>;
   constexpr int HP = 8;
   extern __shared__ __align__(128) uint8_t smem[];
@@ -952,17 +962,6 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
 
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();
-  const int token = blockIdx.x / p.num_splits;
-  const int split = blockIdx.x % p.num_splits;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  int len = p.topk_lens ? p.topk_lens[token] : p.topk;
-  len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
-  const int c_begin = split * p.blocks_per_split * kBlockRows;
-  const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
-  const int c_stop = min(c_end, len);
-  const int nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
-
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
       ptx::mbar_init(&full[s], kCpAsync ? 32 : 1);
@@ -971,16 +970,40 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
     *bad_all = 0;
   }
   __syncthreads();
-  if (warp == kConsumerWarps) {
-    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full, empty);
+  // The split's candidates, computed after setmaxnreg in each role (nothing live across it).
+  auto range = [&](int& token, int& split, int& c_begin, int& c_stop, int& nblocks) {
+    token = blockIdx.x / p.num_splits;
+    split = blockIdx.x % p.num_splits;
+    int len = p.topk_lens ? p.topk_lens[token] : p.topk;
+    len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
+    c_begin = split * p.blocks_per_split * kBlockRows;
+    const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
+    c_stop = min(c_end, len);
+    nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
+  };
+  int token, split, c_begin, c_stop, nblocks;
+  if (threadIdx.x >= kPrivateWarps * 32) {
+    ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+    const int k = threadIdx.x / 32 - kPrivateWarps, lane = threadIdx.x % 32;
+    if (k < 2) {
+      range(token, split, c_begin, c_stop, nblocks);
+      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full,
+                                empty, k, 2);
+    }
     return;
   }
+  ptx::setmaxnreg_inc<kConsumerRegs>();
+  range(token, split, c_begin, c_stop, nblocks);
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
 
-  prepare_q<HP, kConsumerWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
-  ptx::consumer_sync();
+  prepare_q<HP, kPrivateWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
+  ptx::all_consumers_sync<2>();
+  const int grp = warp / kConsumerWarps;  // blocks grp, grp + 2, ...
+  const int w = warp % kConsumerWarps;    // rows 16 w .. 16 w + 15 of each block
   const int g = lane >> 2;  // mma group: score row (candidate) / value row (dims)
   const int q4 = lane & 3;  // heads 2 q4, 2 q4 + 1 in the C layouts
-  const int c_a = 16 * warp + g, c_b = c_a + 8;
+  const int c_a = 16 * w + g, c_b = c_a + 8;
   const float pre[2] = {qpre[2 * q4], qpre[2 * q4 + 1]};
   const float post[2] = {qpost[2 * q4], qpost[2 * q4 + 1]};
 
@@ -1003,7 +1026,7 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
   uint32_t bad_bits = 0;
   bool scale_bad = false;
 
-  for (int b = 0; b < nblocks; ++b) {
+  for (int b = grp; b < nblocks; b += 2) {
     const int stage = b % NS;
     ptx::mbar_wait(&full[stage], (b / NS) & 1);
     const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
@@ -1024,7 +1047,7 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
       up_b = pow2(eb);
     }
     float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    const uint8_t* arow = rows + (16 * warp + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
+    const uint8_t* arow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
 #pragma unroll
     for (int t = 0; t < L::kNumTiles; ++t) {
       float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -1111,7 +1134,7 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         uint32_t r[4];
-        ptx::ldsm_x4_trans(r, rows + (16 * warp + (lane & 15)) * kRowBytes + L::kTile * t + 32 * i +
+        ptx::ldsm_x4_trans(r, rows + (16 * w + (lane & 15)) * kRowBytes + L::kTile * t + 32 * i +
                                   (lane >> 4) * 16);
 #pragma unroll
         for (int mm = 0; mm < 2; ++mm) {
@@ -1126,7 +1149,7 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
     if (lane == 0) ptx::mbar_arrive(&empty[stage]);
   }
 
-  // ---- the four warps merged: warp w finishes value tile w ----
+  // ---- the eight warps merged: warp u finishes M-tiles 4 (u / 4) .. + 3 of tile u % 4 ----
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     if ((bad_bits >> i) & 1) atomicOr(&bad_head[2 * q4 + i], 1);
@@ -1134,16 +1157,19 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
     for (int o_ = 4; o_ < 32; o_ *= 2) l[i] += __shfl_xor_sync(~0u, l[i], o_);
   }
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
-  ptx::consumer_sync();  // every block consumed: the row ring is free
-  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][warp][8 M-tiles][32 lanes]
-  float* xm = reinterpret_cast<float*>(xo + 4 * kConsumerWarps * 8 * 32);  // [warp][head]
-  float* xl = xm + kConsumerWarps * HP;
-  int* xf = reinterpret_cast<int*>(xl + kConsumerWarps * HP);  // [warp][tile][head]
+  ptx::all_consumers_sync<2>();  // every block consumed: the row ring is free
+  constexpr int U = kPrivateWarps;
+  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][source warp][8 M-tiles][32 lanes]
+  float* xm = reinterpret_cast<float*>(xo + 4 * U * 8 * 32);  // [source warp][head]
+  float* xl = xm + U * HP;
+  int* xf = reinterpret_cast<int*>(xl + U * HP);  // [source warp][tile][head]
+  static_assert((4 * U * 8 * 32 * 16 + 6 * U * HP * 4) <= NS * kBlockRows * kRowBytes,
+                "the merge buffers must fit in the row ring");
 #pragma unroll
   for (int t = 0; t < 4; ++t)
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-      xo[((t * kConsumerWarps + warp) * 8 + k) * 32 + lane] =
+      xo[((t * U + warp) * 8 + k) * 32 + lane] =
           make_float4(o[8 * t + k][0], o[8 * t + k][1], o[8 * t + k][2], o[8 * t + k][3]);
   if (g == 0) {
 #pragma unroll
@@ -1154,9 +1180,10 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
       for (int t = 0; t < 4; ++t) xf[(warp * 4 + t) * HP + 2 * q4 + i] = fexp[t][i];
     }
   }
-  ptx::consumer_sync();
+  ptx::all_consumers_sync<2>();
+  const int tile = warp % 4, mt0 = 4 * (warp / 4);
   const bool any_bad_scale = *bad_all != 0;
-  float wgt[kConsumerWarps][2], up[2], lse2[2];
+  float wgt[U][2], up[2], lse2[2];
   bool bad[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -1164,37 +1191,37 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
     float mmax = -INFINITY;
     int fmax = -126;
 #pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) {
-      mmax = fmaxf(mmax, xm[w * HP + h]);
-      fmax = max(fmax, xf[(w * 4 + warp) * HP + h]);
+    for (int u = 0; u < U; ++u) {
+      mmax = fmaxf(mmax, xm[u * HP + h]);
+      fmax = max(fmax, xf[(u * 4 + tile) * HP + h]);
     }
-    float k[kConsumerWarps], total = 0.0f;
+    float k[U], total = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) {
-      const float mw = xm[w * HP + h];
-      k[w] = mw == mmax ? 1.0f : ptx::exp2_approx(mw - mmax);  // -inf warps weigh 0
-      total = fmaf(xl[w * HP + h], k[w], total);  // fixed order: deterministic
+    for (int u = 0; u < U; ++u) {
+      const float mu = xm[u * HP + h];
+      k[u] = mu == mmax ? 1.0f : ptx::exp2_approx(mu - mmax);  // -inf warps weigh 0
+      total = fmaf(xl[u * HP + h], k[u], total);  // fixed order: deterministic
     }
 #pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) {
-      const int d = xf[(w * 4 + warp) * HP + h] - fmax;  // in [-252, 0]
-      wgt[w][i] = total > 0.0f ? __fdiv_rn(k[w], total) * pow2(d / 2) * pow2(d - d / 2) : 0.0f;
+    for (int u = 0; u < U; ++u) {
+      const int d = xf[(u * 4 + tile) * HP + h] - fmax;  // in [-252, 0]
+      wgt[u][i] = total > 0.0f ? __fdiv_rn(k[u], total) * pow2(d / 2) * pow2(d - d / 2) : 0.0f;
     }
     up[i] = pow2(fmax);
     lse2[i] = total > 0.0f ? mmax + log2f(total) : -INFINITY;
     bad[i] = total > 0.0f && (bad_head[h] != 0 || any_bad_scale);
   }
-  float v[2][8][2];
+  float v[2][4][2];
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 0; k < 4; ++k) {
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) {
-      const float4 x = xo[((warp * kConsumerWarps + w) * 8 + k) * 32 + lane];
-      sum.x = fmaf(x.x, wgt[w][0], sum.x);
-      sum.y = fmaf(x.y, wgt[w][1], sum.y);
-      sum.z = fmaf(x.z, wgt[w][0], sum.z);
-      sum.w = fmaf(x.w, wgt[w][1], sum.w);
+    for (int u = 0; u < U; ++u) {
+      const float4 x = xo[((tile * U + u) * 8 + mt0 + k) * 32 + lane];
+      sum.x = fmaf(x.x, wgt[u][0], sum.x);
+      sum.y = fmaf(x.y, wgt[u][1], sum.y);
+      sum.z = fmaf(x.z, wgt[u][0], sum.z);
+      sum.w = fmaf(x.w, wgt[u][1], sum.w);
     }
     v[0][k][0] = sum.x;  // head 2 q4: dims 2 g (row g) and 2 g + 1 (row g + 8)
     v[0][k][1] = sum.z;
@@ -1203,7 +1230,8 @@ __global__ void __maxnreg__(200) sparse_mla_private_kernel(const SparseMlaParams
   }
 #pragma unroll
   for (int i = 0; i < 2; ++i)
-    if (2 * q4 + i < p.heads) store_head(p, token, split, 2 * q4 + i, warp, g, v[i], up[i], lse2[i], bad[i]);
+    if (2 * q4 + i < p.heads)
+      store_head(p, token, split, 2 * q4 + i, tile, mt0, g, v[i], up[i], lse2[i], bad[i]);
 }
 
 // ---------------------------------------------------------------------------
@@ -1278,12 +1306,16 @@ template <int NT>
 cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   constexpr int NS = stages_for<NT>();
   auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
+  int threads = threads_of(NT);
+  int bytes = Smem<NT, NS>::kBytes;
   if constexpr (NT == 1) {
-    if (p.warp_private)
-      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NS, true> : sparse_mla_private_kernel<NS, false>;
+    if (p.warp_private) {
+      constexpr int NP = kPrivateStages;
+      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NP, true> : sparse_mla_private_kernel<NP, false>;
+      threads = 3 * 128;
+      bytes = Smem<1, NP>::kBytes;
+    }
   }
-  constexpr int threads = threads_of(NT);
-  constexpr int bytes = Smem<NT, NS>::kBytes;
   cudaError_t status =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (status != cudaSuccess) return status;
