@@ -50,9 +50,8 @@ constexpr int kConsumerWarps = 4;  // = value tiles: warp w owns tile w in the v
 // works, warps 9-11 leave) so that setmaxnreg can move its registers to the consumers.
 __host__ __device__ constexpr int consumer_groups(int nt) { return nt > 2 ? 2 : 1; }
 __host__ __device__ constexpr int threads_of(int nt) {
-  return consumer_groups(nt) == 2 ? 3 * 128 : (kConsumerWarps + 1) * 32;
+  return consumer_groups(nt) == 2 ? 3 * 128 : (kConsumerWarps + 2) * 32;  // + 2 producer warps
 }
-constexpr int kThreads = (kConsumerWarps + 1) * 32;  // one consumer group
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64K
 constexpr int kRowBytes = L::kCompactRowBytes;  // bytes gathered per row and smem row stride
 // A 528-byte smem row stride puts the 8 rows an ldmatrix phase reads 16 bytes apart
@@ -292,52 +291,50 @@ __device__ __forceinline__ int exponent_bound(float x) {
 }
 
 // ---------------------------------------------------------------------------
-// The producer warp: per 64-candidate block, the indices (one block ahead), activity
-// flags, zero rows for inactive candidates and one bulk copy per active row into the
-// stage, completing on its full barrier once the consumers released it.
+// The producers: two warps per pipeline, warp `half` gathering rows 32 half .. 32 half
+// + 31 of each block (lane = row; the bulk copies of one warp issue one after another,
+// so two warps double the rows in flight per cycle). Per block: the indices (one block
+// ahead), activity flags, a zero row for each inactive candidate and one bulk copy per
+// active row into the stage, once the consumers released it; each warp arrives on the
+// stage's full barrier with its own byte count (the barrier expects kProducerWarps).
 
-// Blocks first, first + step, ... (two producer warps take alternate blocks).
+constexpr int kProducerWarps = 2;
+
+// Blocks first, first + step, ... (the warp-private kernel's two groups alternate).
 template <int NS, bool kCpAsync>
 __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token, int c_begin,
-                                            int c_stop, int nblocks, int lane,
+                                            int c_stop, int nblocks, int half, int lane,
                                             uint8_t* rows_base, int* flags, uint64_t* full,
                                             uint64_t* empty, int first = 0, int step = 1) {
   const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-  auto load = [&](int b, int& i0, int& i1) {
-    const int j = c_begin + b * kBlockRows + lane;
-    i0 = j < c_stop ? __ldg(idx_row + j) : -1;
-    i1 = j + 32 < c_stop ? __ldg(idx_row + j + 32) : -1;
+  const int r = 32 * half + lane;  // this lane's row of every block
+  auto load = [&](int blk) {
+    const int j = c_begin + blk * kBlockRows + r;
+    return j < c_stop ? __ldg(idx_row + j) : -1;
   };
-  int next0 = -1, next1 = -1;
-  if (first < nblocks) load(first, next0, next1);
-  for (int b = first; b < nblocks; b += step) {
-    const int stage = b % NS;
-    const int i0 = next0, i1 = next1;
-    if (b + step < nblocks) load(b + step, next0, next1);  // one block of index latency ahead
-    ptx::mbar_wait(&empty[stage], ((b / NS) & 1) ^ 1);
-    const bool a0 = i0 >= 0 && int64_t(i0) < p.num_slots;
-    const bool a1 = i1 >= 0 && int64_t(i1) < p.num_slots;
-    uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
+  int next = first < nblocks ? load(first) : -1;
+  for (int blk = first; blk < nblocks; blk += step) {
+    const int stage = blk % NS;
+    const int idx = next;
+    if (blk + step < nblocks) next = load(blk + step);  // one block of index latency ahead
+    ptx::mbar_wait(&empty[stage], ((blk / NS) & 1) ^ 1);
+    const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
+    uint8_t* row = rows_base + (stage * kBlockRows + r) * kRowBytes;
     // Inactive rows become zero rows: 0 * NaN in the value MMA cannot happen, and
     // the slot an inactive index names is never read.
-    const uint4 zero = make_uint4(0, 0, 0, 0);
-    if (!a0)
-      for (int v = 0; v < kRowBytes / 16; ++v)
-        reinterpret_cast<uint4*>(rows + lane * kRowBytes)[v] = zero;
-    if (!a1)
-      for (int v = 0; v < kRowBytes / 16; ++v)
-        reinterpret_cast<uint4*>(rows + (lane + 32) * kRowBytes)[v] = zero;
-    flags[stage * kBlockRows + lane] = a0;
-    flags[stage * kBlockRows + lane + 32] = a1;
-    const uint32_t n = __popc(__ballot_sync(~0u, a0)) + __popc(__ballot_sync(~0u, a1));
+    if (!active)
+      for (int v = 0; v < kRowBytes / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
+    flags[stage * kBlockRows + r] = active;
+    const uint32_t n = __popc(__ballot_sync(~0u, active));
     __syncwarp();
     if (kCpAsync) {
-      // Row r's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
-      for (int r = 0; r < kBlockRows; ++r) {
-        const int idx = __shfl_sync(~0u, r < 32 ? i0 : i1, r & 31);
-        if (idx < 0 || int64_t(idx) >= p.num_slots) continue;
-        const uint8_t* src = p.pool + int64_t(idx) * p.row_bytes;
-        uint8_t* dst = rows + r * kRowBytes;
+      // Row q's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
+      uint8_t* rows = rows_base + (stage * kBlockRows + 32 * half) * kRowBytes;
+      for (int q = 0; q < 32; ++q) {
+        const int slot = __shfl_sync(~0u, idx, q);
+        if (slot < 0 || int64_t(slot) >= p.num_slots) continue;
+        const uint8_t* src = p.pool + int64_t(slot) * p.row_bytes;
+        uint8_t* dst = rows + q * kRowBytes;
         ptx::cp_async16(dst + lane * 16, src + lane * 16);
         if (lane == 0) ptx::cp_async16(dst + 512, src + 512);
       }
@@ -347,12 +344,7 @@ __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token,
     }
     if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
     __syncwarp();
-    if (a0)
-      ptx::bulk_copy(rows + lane * kRowBytes, p.pool + int64_t(i0) * p.row_bytes, kRowBytes,
-                     &full[stage]);
-    if (a1)
-      ptx::bulk_copy(rows + (lane + 32) * kRowBytes, p.pool + int64_t(i1) * p.row_bytes,
-                     kRowBytes, &full[stage]);
+    if (active) ptx::bulk_copy(row, p.pool + int64_t(idx) * p.row_bytes, kRowBytes, &full[stage]);
   }
 }
 
@@ -517,7 +509,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], kCpAsync ? 32 : 1);
+      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
       ptx::mbar_init(&empty[s], kConsumerWarps);
     }
     *bad_all = 0;
@@ -526,11 +518,11 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 
   if (warp >= NWG * kConsumerWarps) {
     // ---------------- producer ----------------
-    if constexpr (NWG == 2) {
-      ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
-      if (warp != NWG * kConsumerWarps) return;
-    }
-    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full, empty);
+    if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+    const int half = warp - NWG * kConsumerWarps;
+    if (half < kProducerWarps)
+      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, rows_base, flags,
+                                full, empty);
     return;
   }
 
@@ -964,7 +956,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   ptx::launch_dependents();
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], kCpAsync ? 32 : 1);
+      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
       ptx::mbar_init(&empty[s], kConsumerWarps);
     }
     *bad_all = 0;
@@ -984,12 +976,11 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   int token, split, c_begin, c_stop, nblocks;
   if (threadIdx.x >= kPrivateWarps * 32) {
     ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+    // Warps 8, 9 gather group 0's blocks (rows 0-31, 32-63), warps 10, 11 group 1's.
     const int k = threadIdx.x / 32 - kPrivateWarps, lane = threadIdx.x % 32;
-    if (k < 2) {
-      range(token, split, c_begin, c_stop, nblocks);
-      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, lane, rows_base, flags, full,
-                                empty, k, 2);
-    }
+    range(token, split, c_begin, c_stop, nblocks);
+    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, k % 2, lane, rows_base, flags,
+                              full, empty, k / 2, 2);
     return;
   }
   ptx::setmaxnreg_inc<kConsumerRegs>();
