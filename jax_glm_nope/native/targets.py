@@ -159,10 +159,11 @@ def sm90_num_splits(num_heads: int, num_candidates: int) -> int:
 
 
 def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, sm_count: int) -> int:
-    """The batch-sized rule: one wave of resident CTAs (two per SM for 9-16 heads, one
-    otherwise: up to 8 heads one CTA holds two consumer warpgroups)."""
+    """The batch-sized rule: one wave of one CTA per SM (heads unused: every kernel of the
+    family holds its SM)."""
+    del num_heads
     blocks = -(-num_candidates // SM90_BLOCK_ROWS)
-    target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1)
+    target = max(sm_count, 1)
     per_split = min(max(-(-(blocks * max(num_tokens, 1)) // target), 1), blocks)
     return sm90_splits_of(num_candidates, per_split)
 
