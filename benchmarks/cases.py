@@ -114,9 +114,22 @@ def _grid(holes: bool, quick: bool = False) -> list[Case]:
     return cases
 
 
+def _family_s(holes: bool) -> list[Case]:
+    """Our Hopper kernel's 1-32 heads: b in 1, 8, 32, 128 x H in 8, 16, 24, 32, and with
+    holes prefill T=4096 x H in 16, 32."""
+    k = 2176 if holes else 2048
+    cases = [Case("decode", b, h, k, holes) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32)]
+    if holes:
+        cases += [Case("prefill", 4096, h, 2176, True) for h in (16, 32)]
+    return cases
+
+
 # Named sets for --cases; k2048 + holes = full, in two device calls of under 10 minutes.
 PRESETS = {
     "full": lambda: _grid(False) + _grid(True),
+    "sm90s": lambda: _family_s(False) + _family_s(True),
+    "sm90s-k2048": lambda: _family_s(False),
+    "sm90s-holes": lambda: _family_s(True),
     "quick": lambda: _grid(False, quick=True) + _grid(True, quick=True),
     "k2048": lambda: _grid(False),
     "holes": lambda: _grid(True),

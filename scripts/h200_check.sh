@@ -3,7 +3,9 @@
 # the public API (every implementation this GPU has), then optionally the benchmark.
 #   OUT=logs bash scripts/h200_check.sh [pytest -k expression]
 # BENCH="--cases ..." also runs benchmarks/bench.py with those arguments; OLD_TREE=path (a
-# `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py.
+# `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py;
+# SELFTEST=1 first runs scripts/sm90_selftest.sh (no timings: --no-bench); EXPORT=1 exports
+# sparse_mla with JAX on the CPU (JAX_PLATFORMS=cpu) and runs the artifact on the GPU.
 set -o pipefail
 OUT=${OUT:-h200_logs}
 mkdir -p "$OUT"
@@ -19,6 +21,10 @@ export JAX_GLM_NOPE_CACHE_DIR=${JAX_GLM_NOPE_CACHE_DIR:-/tmp/jgn_cache}
   cat .revision 2>/dev/null
 } > "$OUT/environment.txt" 2>&1
 status=0
+if [ "${SELFTEST:-0}" = 1 ]; then
+  timeout 300 scripts/sm90_selftest.sh /tmp/sm90_selftest --no-bench > "$OUT/selftest.log" 2>&1 || status=1
+  grep -E "FAIL|^correctness|^build|SASS" "$OUT/selftest.log" | head -20
+fi
 start=$(date +%s)
 python3 -m jax_glm_nope.native.build --archs sm_90a 2>&1 | tee "$OUT/build.log" || status=1
 cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null
@@ -27,6 +33,10 @@ tests="tests/test_attention.py"
 for extra in tests/test_kv_rows_gpu.py; do [ -f "$extra" ] && tests="$tests $extra"; done
 timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
   ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
+if [ "${EXPORT:-0}" = 1 ]; then  # made on a CPU-only JAX, run on the GPU
+  { JAX_PLATFORMS=cpu timeout 200 python3 scripts/export_roundtrip.py write /tmp/jgn_export &&
+    timeout 200 python3 scripts/export_roundtrip.py run /tmp/jgn_export; } 2>&1 | tee "$OUT/export.log" || status=1
+fi
 if [ -n "$OLD_TREE" ]; then  # the 0.1.0 Pallas NaN, before and after, same inputs
   timeout 200 python3 scripts/pallas_nan_regression.py --old "$OLD_TREE" 2>&1 | tee "$OUT/nan_regression.log"
 fi

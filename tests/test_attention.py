@@ -34,6 +34,7 @@ GPU_CASES = [
     dict(seed=18, T=65, H=24, K=2051, wide=False, page=3),
     dict(seed=19, T=128, H=8, K=2048, wide=False),
     dict(seed=20, T=1, H=16, K=2048, wide=True),
+    dict(seed=21, T=40, H=5, K=700, wide=True, lens=True),  # padded heads, several blocks per split
 ]
 
 

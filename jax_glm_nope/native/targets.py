@@ -159,13 +159,12 @@ def sm90_num_splits(num_heads: int, num_candidates: int) -> int:
 
 
 def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, sm_count: int) -> int:
-    """The batch-sized rule: one wave of one CTA per SM (heads unused: every kernel of the
-    family holds its SM)."""
-    del num_heads
+    """The batch-sized rule: as many splits per token as keep the grid within one wave of
+    resident CTAs (one per SM, two for 9-16 heads), at least one, at most one block each."""
     blocks = -(-num_candidates // SM90_BLOCK_ROWS)
-    target = max(sm_count, 1)
-    per_split = min(max(-(-(blocks * max(num_tokens, 1)) // target), 1), blocks)
-    return sm90_splits_of(num_candidates, per_split)
+    target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1)
+    splits = min(max(target // max(num_tokens, 1), 1), blocks)
+    return sm90_splits_of(num_candidates, -(-blocks // splits))
 
 
 def sm90_scratch_shapes(num_tokens: int, num_heads: int, splits: int) -> tuple:

@@ -119,21 +119,20 @@ constexpr int kInvariantBlocksPerSplit = 8;
 __host__ __device__ constexpr int invariant_num_splits(int heads, int topk) {
   return (void)heads, splits_of(topk, kInvariantBlocksPerSplit);
 }
-// CTAs per SM the batch rule plans for: one, whatever the heads (up to 16 heads the
-// warp-private kernel holds an SM with two consumer warpgroups; above, the 512 x H fp32
-// value accumulator needs more than half the register file).
-__host__ __device__ constexpr int ctas_per_sm(int heads) { return (void)heads, 1; }
-// CTAs per SM of the block-shared kernel (one consumer group up to 16 heads, two above).
-__host__ __device__ constexpr int shared_ctas_per_sm(int nt) { return nt <= 2 ? 2 : 1; }
-// Batch-sized rule (faster, not batch invariant): one wave of resident CTAs, each
-// split taking ceil(blocks * tokens / (ctas_per_sm * SMs)) blocks.
+// CTAs one SM holds: one up to 8 heads (the warp-private kernel: 8 consumer warps of
+// 232 registers), two for 9-16 heads; above, the 512 x H fp32 value accumulator
+// (4H registers per consumer thread) needs more than half the register file.
+__host__ __device__ constexpr int ctas_per_sm(int heads) { return heads > 8 && heads <= 16 ? 2 : 1; }
+// Batch-sized rule (faster, not batch invariant): as many splits per token as keep the
+// grid within one wave of resident CTAs (at least one, at most one block per split),
+// so that T <= the resident CTAs never runs a second, short wave.
 __host__ __device__ constexpr int batch_num_splits(int tokens, int heads, int topk,
                                                    int sm_count) {
   const int64_t blocks = num_blocks(topk);
   const int64_t target = int64_t(ctas_per_sm(heads)) * (sm_count > 0 ? sm_count : 1);
-  int64_t per_split = (blocks * (tokens > 0 ? tokens : 1) + target - 1) / target;
-  per_split = per_split < 1 ? 1 : (per_split > blocks ? blocks : per_split);
-  return splits_of(topk, int(per_split));
+  int64_t splits = target / (tokens > 0 ? tokens : 1);
+  splits = splits < 1 ? 1 : (splits > blocks ? blocks : splits);
+  return splits_of(topk, blocks_per_split_of(topk, int(splits)));
 }
 // Scratch rows per token: none when the kernel writes out/lse itself.
 __host__ __device__ constexpr int scratch_splits(int splits) { return splits > 1 ? splits : 0; }
@@ -466,7 +465,7 @@ struct Smem {
                 "the merge buffer must fit in the row ring");
 };
 
-// Stages per head-tile count: the most that keep shared_ctas_per_sm CTAs resident
+// Stages per head-tile count: the most that keep ctas_per_sm CTAs resident
 // (2 x ~113 KB, or 1 x ~180 KB).
 template <int NT>
 constexpr int stages_for() {
@@ -477,7 +476,7 @@ constexpr int stages_for() {
 // The attention kernel.
 
 template <int NT, int NS, bool kCpAsync>
-__global__ void __launch_bounds__(threads_of(NT), shared_ctas_per_sm(NT)) sparse_mla_kernel(const SparseMlaParams p) {
+__global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
   using S = Smem<NT, NS>;
   constexpr int HP = S::kHeadsPad;
   constexpr int NWG = S::kGroups;
@@ -921,51 +920,28 @@ __global__ void __launch_bounds__(threads_of(NT), shared_ctas_per_sm(NT)) sparse
 }
 
 // ---------------------------------------------------------------------------
-// Up to 16 heads: the warp-private kernel. One CTA per SM of 384 threads: two consumer
-// warpgroups and a producer warpgroup (setmaxnreg moves its registers to the consumers).
-// Consumer warp w of a group owns rows 16w..16w+15 of each block it reads: its scores
-// S^T[16 candidates, H] (as above), its own base-2 online softmax over those candidates
-// (maxima across the 8 row groups of the warp by shuffles) and its own value accumulator
-// O^T[dims, H] (128 fp32 per thread). The block loop has no barrier and no shared-memory
-// exchange; the warps holding the same dims merge once per split, like the split
-// combine. U^T, the value MMA's B operand, comes from the score C layout by 8x8
-// transposes in registers (movmatrix). O is a running sum in units of 2^F per (tile,
-// head), F the exponent bound of the largest weighted scale p |s_t| seen (so |U| < 1 in
-// fp16), rescaled only when a maximum or an F moves: |O| <= 448 x (candidates of the
-// split) in those units, far from overflow.
-//  - NT = 1 (up to 8 heads): the groups take alternate blocks (group g: g, g + 2, ...),
-//    each warp holds all 512 dims; warps 8-9 gather group 0's blocks, 10-11 group 1's
-//    (stages of that parity); the 8 warps merge, warp u finishing M-tiles 4 (u / 4) .. +3
-//    of tile u % 4.
-//  - NT = 2 (9-16 heads): both groups read every block; group g holds value tiles 2g and
-//    2g + 1 (the score work is done by both); warps 8-9 gather; the 4 warps of a group
-//    merge, warp w finishing M-tiles 4 (w % 2) .. +3 of tile 2g + w / 2.
+// Up to 8 heads: the warp-private kernel. One CTA per SM of 384 threads: two consumer
+// warpgroups take alternate blocks (group g: blocks g, g + 2, ...) and two warps of the
+// producer warpgroup gather them (warp 8 + g for group g's blocks, stages of that parity);
+// setmaxnreg moves the producers' registers to the consumers. Consumer warp w of a group
+// owns rows 16w..16w+15 of each of the group's blocks: its scores S^T[16 candidates, 8 heads] (as above), its own base-2 online softmax
+// over those candidates (maxima across the 8 row groups of the warp by shuffles), and its
+// own value accumulator O^T[512, 8] over all four tiles (128 fp32 per thread). The block
+// loop has no barrier and no shared-memory exchange; the four warps are merged once per
+// split (like the split combine). U^T, the value MMA's B operand, comes from the score
+// C layout by an 8x8 transpose in registers (movmatrix). O is a running sum in units of
+// 2^F per (tile, head), F the exponent bound of the largest weighted scale p |s_t| seen
+// (so |U| < 1 in fp16), rescaled only when a maximum or an F moves:
+// |O| <= 448 x (candidates of the split) in those units, far from overflow.
 
-constexpr int kPrivateStages = 6;
+constexpr int kPrivateStages = 6;  // 3 per group: 203 KB of rows
 constexpr int kPrivateWarps = 2 * kConsumerWarps;
 
-template <int NT, int NS>
-struct PrivateSmem {
-  static constexpr int kHeadsPad = 8 * NT;
-  static constexpr int kRows = 0;
-  static constexpr int kQ = kRows + NS * kBlockRows * kRowBytes;
-  static constexpr int kFlags = kQ + kHeadsPad * kQRowBytes;
-  static constexpr int kFactor = kFlags + NS * kBlockRows * 4;
-  static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
-  static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
-  static constexpr int kBytes = kBars + 2 * NS * 8;
-  static_assert(kBytes <= 227 * 1024, "one CTA per SM");
-};
-
-template <int NT, int NS, bool kCpAsync>
+template <int NS, bool kCpAsync>
 __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const SparseMlaParams p) {
-  constexpr bool kAlternate = NT == 1;        // groups take alternate blocks
-  constexpr int kTiles = kAlternate ? 4 : 2;  // value tiles per warp
-  constexpr int kSources = kAlternate ? kPrivateWarps : kConsumerWarps;  // warps per dims
-  static_assert(NT == 1 || NT == 2, "the warp-private kernel serves up to 16 heads");
-  static_assert(!kAlternate || NS % 2 == 0, "a group's blocks use the stages of its parity");
-  using S = PrivateSmem<NT, NS>;
-  constexpr int HP = S::kHeadsPad;
+  static_assert(NS % 2 == 0, "a group's blocks use the stages of its parity");
+  using S = Smem<1, NS>;
+  constexpr int HP = 8;
   extern __shared__ __align__(128) uint8_t smem[];
   uint8_t* rows_base = smem + S::kRows;
   uint8_t* qhat = smem + S::kQ;
@@ -982,7 +958,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
       ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
-      ptx::mbar_init(&empty[s], kConsumerWarps * (kAlternate ? 1 : 2));
+      ptx::mbar_init(&empty[s], kConsumerWarps);
     }
     *bad_all = 0;
   }
@@ -1001,11 +977,11 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   int token, split, c_begin, c_stop, nblocks;
   if (threadIdx.x >= kPrivateWarps * 32) {
     ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+    // Warps 8, 9 gather group 0's blocks (rows 0-31, 32-63), warps 10, 11 group 1's.
     const int k = threadIdx.x / 32 - kPrivateWarps, lane = threadIdx.x % 32;
-    if (!kAlternate && k >= kProducerWarps) return;
     range(token, split, c_begin, c_stop, nblocks);
     gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, k % 2, lane, rows_base, flags,
-                              full, empty, kAlternate ? k / 2 : 0, kAlternate ? 2 : 1);
+                              full, empty, k / 2, 2);
     return;
   }
   ptx::setmaxnreg_inc<kConsumerRegs>();
@@ -1015,52 +991,40 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
 
   prepare_q<HP, kPrivateWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
   ptx::all_consumers_sync<2>();
-  const int grp = warp / kConsumerWarps;
-  const int w = warp % kConsumerWarps;  // rows 16 w .. 16 w + 15 of each block
-  const int g = lane >> 2;              // mma group: score row (candidate) / value row (dims)
-  const int q4 = lane & 3;              // heads 8 j + 2 q4, +1 in the C layouts
+  const int grp = warp / kConsumerWarps;  // blocks grp, grp + 2, ...
+  const int w = warp % kConsumerWarps;    // rows 16 w .. 16 w + 15 of each block
+  const int g = lane >> 2;  // mma group: score row (candidate) / value row (dims)
+  const int q4 = lane & 3;  // heads 2 q4, 2 q4 + 1 in the C layouts
   const int c_a = 16 * w + g, c_b = c_a + 8;
-  float pre[NT][2], post[NT][2];
-#pragma unroll
-  for (int j = 0; j < NT; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      pre[j][i] = qpre[8 * j + 2 * q4 + i];
-      post[j][i] = qpost[8 * j + 2 * q4 + i];
-    }
+  const float pre[2] = {qpre[2 * q4], qpre[2 * q4 + 1]};
+  const float post[2] = {qpost[2 * q4], qpost[2 * q4 + 1]};
 
-  float m[NT][2], l[NT][2];  // l: this thread's candidates only until the end
-  float bound[kTiles][NT][2];
-  int fexp[kTiles][NT][2];
-  float o[8 * kTiles][NT][4];  // M-tile 8 tt + 2 i + m: dims 128 t + 32 i + 16 m + (2 g, +1)
+  float m[2] = {-INFINITY, -INFINITY};
+  float l[2] = {0.0f, 0.0f};  // this thread's two candidates per block; reduced at the end
+  float bound[4][2];
+  int fexp[4][2];
+  float o[32][4];  // M-tile 8 t + 2 i + m: dims 128 t + 32 i + 16 m + (2 g, 2 g + 1)
 #pragma unroll
-  for (int j = 0; j < NT; ++j)
+  for (int t = 0; t < 4; ++t)
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
-      m[j][i] = -INFINITY;
-      l[j][i] = 0.0f;
-#pragma unroll
-      for (int tt = 0; tt < kTiles; ++tt) {
-        bound[tt][j][i] = 0.0f;
-        fexp[tt][j][i] = -126;
-      }
+      bound[t][i] = 0.0f;
+      fexp[t][i] = -126;
     }
 #pragma unroll
-  for (int mt = 0; mt < 8 * kTiles; ++mt)
+  for (int mt = 0; mt < 32; ++mt)
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[mt][j][e] = 0.0f;
+    for (int e = 0; e < 4; ++e) o[mt][e] = 0.0f;
   uint32_t bad_bits = 0;
   bool scale_bad = false;
 
-  for (int b = kAlternate ? grp : 0; b < nblocks; b += kAlternate ? 2 : 1) {
+  for (int b = grp; b < nblocks; b += 2) {
     const int stage = b % NS;
     ptx::mbar_wait(&full[stage], (b / NS) & 1);
     const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
     const int* fl = flags + stage * kBlockRows;
 
-    // ---- scores S^T[16 candidates, H], per-candidate scale shift (see above) ----
+    // ---- scores S^T[16 candidates, 8 heads], per-candidate scale shift (see above) ----
     const float4 xa = *reinterpret_cast<const float4*>(rows + c_a * kRowBytes + L::kScalesOffset);
     const float4 xb = *reinterpret_cast<const float4*>(rows + c_b * kRowBytes + L::kScalesOffset);
     const float sa[4] = {xa.x, xa.y, xa.z, xa.w}, sb[4] = {xb.x, xb.y, xb.z, xb.w};
@@ -1074,19 +1038,11 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
       up_a = pow2(ea);
       up_b = pow2(eb);
     }
-    float sc[NT][4];
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sc[j][e] = 0.0f;
+    float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     const uint8_t* arow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16;
 #pragma unroll
     for (int t = 0; t < L::kNumTiles; ++t) {
-      float acc[NT][4];
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int kp = 0; kp < 4; ++kp) {
         uint32_t r[4];
@@ -1096,215 +1052,178 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
           const uint32_t a[4] = {e4m3x2_lo_to_f16x2(r[2 * half]), e4m3x2_lo_to_f16x2(r[2 * half + 1]),
                                  e4m3x2_hi_to_f16x2(r[2 * half]), e4m3x2_hi_to_f16x2(r[2 * half + 1])};
           const int dim = t * L::kTile + kp * 32 + half * 16 + 4 * q4;
-#pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            const uint2 bq = *reinterpret_cast<const uint2*>(qhat + (8 * j + g) * kQRowBytes + dim * 2);
-            ptx::mma(acc[j], a, bq.x, bq.y);
-          }
+          const uint2 bq = *reinterpret_cast<const uint2*>(qhat + g * kQRowBytes + dim * 2);
+          ptx::mma(acc, a, bq.x, bq.y);
         }
       }
       scale_bad |= !isfinite(sa[t]) || !isfinite(sb[t]);  // zero rows (inactive) have scale 0
       const float sn_a = sa[t] * sdown_a, sn_b = sb[t] * sdown_b;
 #pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) sc[j][e] = fmaf(acc[j][e], e < 2 ? sn_a : sn_b, sc[j][e]);
+      for (int e = 0; e < 4; ++e) sc[e] = fmaf(acc[e], e < 2 ? sn_a : sn_b, sc[e]);
     }
     const bool act_a = fl[c_a] != 0, act_b = fl[c_b] != 0;
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float v0 = sc[j][e];
-        bad_bits |= uint32_t(isnan(v0)) << (2 * j + (e & 1));
-        float v = ((v0 * pre[j][e & 1]) * (e < 2 ? up_a : up_b)) * post[j][e & 1];
-        v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
-        sc[j][e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
-      }
+    for (int e = 0; e < 4; ++e) {
+      const float v0 = sc[e];
+      bad_bits |= uint32_t(isnan(v0)) << (e & 1);
+      float v = ((v0 * pre[e & 1]) * (e < 2 ? up_a : up_b)) * post[e & 1];
+      v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
+      sc[e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
+    }
 
-    // ---- online softmax over this warp's candidates (heads 8 j + 2 q4 + i) ----
-    float corr[NT][2], pr[NT][4];
+    // ---- online softmax over this warp's candidates (heads 2 q4 + i) ----
+    float corr[2], pr[4];
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
+    for (int i = 0; i < 2; ++i) {
+      float mx = fmaxf(sc[i], sc[i + 2]);
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        float mx = fmaxf(sc[j][i], sc[j][i + 2]);
-#pragma unroll
-        for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
-        const float mn = fmaxf(m[j][i], mx);
-        corr[j][i] = m[j][i] == mn ? 1.0f : ptx::exp2_approx(m[j][i] - mn);  // +inf == +inf: 1
-        m[j][i] = mn;
-        pr[j][i] = act_a ? (sc[j][i] == mn ? 1.0f : ptx::exp2_approx(sc[j][i] - mn)) : 0.0f;
-        pr[j][i + 2] = act_b ? (sc[j][i + 2] == mn ? 1.0f : ptx::exp2_approx(sc[j][i + 2] - mn)) : 0.0f;
-        l[j][i] = fmaf(l[j][i], corr[j][i], pr[j][i] + pr[j][i + 2]);
-      }
+      for (int o_ = 4; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
+      const float mn = fmaxf(m[i], mx);
+      corr[i] = m[i] == mn ? 1.0f : ptx::exp2_approx(m[i] - mn);  // +inf == +inf: 1
+      m[i] = mn;
+      pr[i] = act_a ? (sc[i] == mn ? 1.0f : ptx::exp2_approx(sc[i] - mn)) : 0.0f;
+      pr[i + 2] = act_b ? (sc[i + 2] == mn ? 1.0f : ptx::exp2_approx(sc[i + 2] - mn)) : 0.0f;
+      l[i] = fmaf(l[i], corr[i], pr[i] + pr[i + 2]);
+    }
 
-    // ---- per value tile: weighted scales p s_t, the power of two 2^F, U^T transposed ----
-    uint32_t bfrag[kTiles][NT][2];
-    float factor[kTiles][NT][2];
+    // ---- per tile: weighted scales p s_t, the power of two 2^F, U^T by transposition ----
+    uint32_t bfrag[4][2];
+    float factor[4][2];
     bool rescale = false;
 #pragma unroll
-    for (int tt = 0; tt < kTiles; ++tt) {
-      // tile t = tt (NT = 1) or 2 grp + tt (NT = 2): constant indices, a select on grp
-      const float s_a = kAlternate ? sa[tt] : (grp ? sa[2 + tt] : sa[tt]);
-      const float s_b = kAlternate ? sb[tt] : (grp ? sb[2 + tt] : sb[tt]);
+    for (int t = 0; t < 4; ++t) {
+      const float w0 = pr[0] * sa[t], w1 = pr[1] * sa[t], w2 = pr[2] * sb[t], w3 = pr[3] * sb[t];
+      float down[2];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        const float w0 = pr[j][0] * s_a, w1 = pr[j][1] * s_a, w2 = pr[j][2] * s_b, w3 = pr[j][3] * s_b;
-        float down[2];
+      for (int i = 0; i < 2; ++i) {
+        float big = fmaxf(fabsf(i ? w1 : w0), fabsf(i ? w3 : w2));
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          float big = fmaxf(fabsf(i ? w1 : w0), fabsf(i ? w3 : w2));
-#pragma unroll
-          for (int o_ = 4; o_ < 32; o_ *= 2) big = fmaxf(big, __shfl_xor_sync(~0u, big, o_));
-          const float bd = fmaxf(bound[tt][j][i] * corr[j][i], big);
-          const int fn = exponent_bound(bd);
-          const int d = fexp[tt][j][i] - fn;  // |d| <= 252: two normal powers of two
-          bound[tt][j][i] = bd;
-          fexp[tt][j][i] = fn;
-          factor[tt][j][i] = corr[j][i] * pow2(d / 2) * pow2(d - d / 2);
-          rescale |= factor[tt][j][i] != 1.0f;
-          down[i] = pow2(-fn);
-        }
-        bfrag[tt][j][0] = transpose_8x8(pack_f16x2(w0 * down[0], w1 * down[1]));
-        bfrag[tt][j][1] = transpose_8x8(pack_f16x2(w2 * down[0], w3 * down[1]));
+        for (int o_ = 4; o_ < 32; o_ *= 2) big = fmaxf(big, __shfl_xor_sync(~0u, big, o_));
+        const float bd = fmaxf(bound[t][i] * corr[i], big);
+        const int fn = exponent_bound(bd);
+        const int d = fexp[t][i] - fn;  // |d| <= 252: two normal powers of two
+        bound[t][i] = bd;
+        fexp[t][i] = fn;
+        factor[t][i] = corr[i] * pow2(d / 2) * pow2(d - d / 2);
+        rescale |= factor[t][i] != 1.0f;
+        down[i] = pow2(-fn);
       }
+      bfrag[t][0] = transpose_8x8(pack_f16x2(w0 * down[0], w1 * down[1]));
+      bfrag[t][1] = transpose_8x8(pack_f16x2(w2 * down[0], w3 * down[1]));
     }
     if (__any_sync(~0u, rescale)) {
 #pragma unroll
-      for (int tt = 0; tt < kTiles; ++tt)
+      for (int t = 0; t < 4; ++t)
 #pragma unroll
         for (int k = 0; k < 8; ++k)
 #pragma unroll
-          for (int j = 0; j < NT; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) o[8 * tt + k][j][e] *= factor[tt][j][e & 1];
+          for (int e = 0; e < 4; ++e) o[8 * t + k][e] *= factor[t][e & 1];
     }
 
-    // ---- values: O^T[own dims, H] += V^T[own dims, own 16 rows] . U^T[16, H] ----
-    const uint8_t* vrow = rows + (16 * w + (lane & 15)) * kRowBytes + (lane >> 4) * 16 +
-                          (kAlternate ? 0 : 2 * L::kTile * grp);
+    // ---- values: O^T[512, 8] += V^T[512, own 16 rows] . U^T[16, 8] ----
 #pragma unroll
-    for (int tt = 0; tt < kTiles; ++tt)
+    for (int t = 0; t < 4; ++t)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         uint32_t r[4];
-        ptx::ldsm_x4_trans(r, vrow + L::kTile * tt + 32 * i);
+        ptx::ldsm_x4_trans(r, rows + (16 * w + (lane & 15)) * kRowBytes + L::kTile * t + 32 * i +
+                                  (lane >> 4) * 16);
 #pragma unroll
         for (int mm = 0; mm < 2; ++mm) {
           const uint32_t x = __byte_perm(r[2 * mm], 0, 0x3120);
           const uint32_t y = __byte_perm(r[2 * mm + 1], 0, 0x3120);
           const uint32_t a[4] = {e4m3x2_lo_to_f16x2(x), e4m3x2_hi_to_f16x2(x), e4m3x2_lo_to_f16x2(y),
                                  e4m3x2_hi_to_f16x2(y)};
-#pragma unroll
-          for (int j = 0; j < NT; ++j) ptx::mma(o[8 * tt + 2 * i + mm][j], a, bfrag[tt][j][0], bfrag[tt][j][1]);
+          ptx::mma(o[8 * t + 2 * i + mm], a, bfrag[t][0], bfrag[t][1]);
         }
       }
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(&empty[stage]);
   }
 
-  // ---- merge of the warps holding the same dims ----
+  // ---- the eight warps merged: warp u finishes M-tiles 4 (u / 4) .. + 3 of tile u % 4 ----
 #pragma unroll
-  for (int j = 0; j < NT; ++j)
+  for (int i = 0; i < 2; ++i) {
+    if ((bad_bits >> i) & 1) atomicOr(&bad_head[2 * q4 + i], 1);
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&bad_head[8 * j + 2 * q4 + i], 1);
-#pragma unroll
-      for (int o_ = 4; o_ < 32; o_ *= 2) l[j][i] += __shfl_xor_sync(~0u, l[j][i], o_);
-    }
+    for (int o_ = 4; o_ < 32; o_ *= 2) l[i] += __shfl_xor_sync(~0u, l[i], o_);
+  }
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
   ptx::all_consumers_sync<2>();  // every block consumed: the row ring is free
-  constexpr int U = kSources;
-  const int su = kAlternate ? warp : w;  // this warp as a source of its dims
-  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][source][8 M-tiles][NT][32 lanes]
-  float* xm = reinterpret_cast<float*>(xo + 4 * U * 8 * NT * 32);  // [source][head]
+  constexpr int U = kPrivateWarps;
+  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][source warp][8 M-tiles][32 lanes]
+  float* xm = reinterpret_cast<float*>(xo + 4 * U * 8 * 32);  // [source warp][head]
   float* xl = xm + U * HP;
-  int* xf = reinterpret_cast<int*>(xl + U * HP);  // [source][tile][head]
-  static_assert((4 * U * 8 * NT * 32 * 16 + 6 * U * HP * 4) <= NS * kBlockRows * kRowBytes,
+  int* xf = reinterpret_cast<int*>(xl + U * HP);  // [source warp][tile][head]
+  static_assert((4 * U * 8 * 32 * 16 + 6 * U * HP * 4) <= NS * kBlockRows * kRowBytes,
                 "the merge buffers must fit in the row ring");
-  const int tbase = kAlternate ? 0 : 2 * grp;  // this warp's first value tile
 #pragma unroll
-  for (int tt = 0; tt < kTiles; ++tt)
+  for (int t = 0; t < 4; ++t)
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-        xo[((((tbase + tt) * U + su) * 8 + k) * NT + j) * 32 + lane] =
-            make_float4(o[8 * tt + k][j][0], o[8 * tt + k][j][1], o[8 * tt + k][j][2], o[8 * tt + k][j][3]);
-  if (g == 0 && (kAlternate || grp == 0)) {  // (both groups hold the same m, l for NT = 2)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        xm[su * HP + 8 * j + 2 * q4 + i] = m[j][i];
-        xl[su * HP + 8 * j + 2 * q4 + i] = l[j][i];
-      }
-  }
+      xo[((t * U + warp) * 8 + k) * 32 + lane] =
+          make_float4(o[8 * t + k][0], o[8 * t + k][1], o[8 * t + k][2], o[8 * t + k][3]);
   if (g == 0) {
 #pragma unroll
-    for (int tt = 0; tt < kTiles; ++tt)
+    for (int i = 0; i < 2; ++i) {
+      xm[warp * HP + 2 * q4 + i] = m[i];
+      xl[warp * HP + 2 * q4 + i] = l[i];
 #pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int i = 0; i < 2; ++i) xf[(su * 4 + tbase + tt) * HP + 8 * j + 2 * q4 + i] = fexp[tt][j][i];
+      for (int t = 0; t < 4; ++t) xf[(warp * 4 + t) * HP + 2 * q4 + i] = fexp[t][i];
+    }
   }
   ptx::all_consumers_sync<2>();
-  const int tile = kAlternate ? warp % 4 : 2 * grp + w / 2;
-  const int mt0 = kAlternate ? 4 * (warp / 4) : 4 * (w % 2);
+  const int tile = warp % 4, mt0 = 4 * (warp / 4);
   const bool any_bad_scale = *bad_all != 0;
+  float wgt[U][2], up[2], lse2[2];
+  bool bad[2];
 #pragma unroll
-  for (int j = 0; j < NT; ++j) {
-    float wgt[U][2], up[2], lse2[2];
-    bool bad[2];
+  for (int i = 0; i < 2; ++i) {
+    const int h = 2 * q4 + i;
+    float mmax = -INFINITY;
+    int fmax = -126;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int h = 8 * j + 2 * q4 + i;
-      float mmax = -INFINITY;
-      int fmax = -126;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        mmax = fmaxf(mmax, xm[u * HP + h]);
-        fmax = max(fmax, xf[(u * 4 + tile) * HP + h]);
-      }
-      float k[U], total = 0.0f;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const float mu = xm[u * HP + h];
-        k[u] = mu == mmax ? 1.0f : ptx::exp2_approx(mu - mmax);  // -inf warps weigh 0
-        total = fmaf(xl[u * HP + h], k[u], total);  // fixed order: deterministic
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int d = xf[(u * 4 + tile) * HP + h] - fmax;  // in [-252, 0]
-        wgt[u][i] = total > 0.0f ? __fdiv_rn(k[u], total) * pow2(d / 2) * pow2(d - d / 2) : 0.0f;
-      }
-      up[i] = pow2(fmax);
-      lse2[i] = total > 0.0f ? mmax + log2f(total) : -INFINITY;
-      bad[i] = total > 0.0f && (bad_head[h] != 0 || any_bad_scale);
+    for (int u = 0; u < U; ++u) {
+      mmax = fmaxf(mmax, xm[u * HP + h]);
+      fmax = max(fmax, xf[(u * 4 + tile) * HP + h]);
     }
-    float v[2][4][2];
+    float k[U], total = 0.0f;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const float4 x = xo[(((tile * U + u) * 8 + mt0 + k) * NT + j) * 32 + lane];
-        sum.x = fmaf(x.x, wgt[u][0], sum.x);
-        sum.y = fmaf(x.y, wgt[u][1], sum.y);
-        sum.z = fmaf(x.z, wgt[u][0], sum.z);
-        sum.w = fmaf(x.w, wgt[u][1], sum.w);
-      }
-      v[0][k][0] = sum.x;  // head 8 j + 2 q4: dims 2 g (row g) and 2 g + 1 (row g + 8)
-      v[0][k][1] = sum.z;
-      v[1][k][0] = sum.y;
-      v[1][k][1] = sum.w;
+    for (int u = 0; u < U; ++u) {
+      const float mu = xm[u * HP + h];
+      k[u] = mu == mmax ? 1.0f : ptx::exp2_approx(mu - mmax);  // -inf warps weigh 0
+      total = fmaf(xl[u * HP + h], k[u], total);  // fixed order: deterministic
     }
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
-      if (8 * j + 2 * q4 + i < p.heads)
-        store_head(p, token, split, 8 * j + 2 * q4 + i, tile, mt0, g, v[i], up[i], lse2[i], bad[i]);
+    for (int u = 0; u < U; ++u) {
+      const int d = xf[(u * 4 + tile) * HP + h] - fmax;  // in [-252, 0]
+      wgt[u][i] = total > 0.0f ? __fdiv_rn(k[u], total) * pow2(d / 2) * pow2(d - d / 2) : 0.0f;
+    }
+    up[i] = pow2(fmax);
+    lse2[i] = total > 0.0f ? mmax + log2f(total) : -INFINITY;
+    bad[i] = total > 0.0f && (bad_head[h] != 0 || any_bad_scale);
   }
+  float v[2][4][2];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const float4 x = xo[((tile * U + u) * 8 + mt0 + k) * 32 + lane];
+      sum.x = fmaf(x.x, wgt[u][0], sum.x);
+      sum.y = fmaf(x.y, wgt[u][1], sum.y);
+      sum.z = fmaf(x.z, wgt[u][0], sum.z);
+      sum.w = fmaf(x.w, wgt[u][1], sum.w);
+    }
+    v[0][k][0] = sum.x;  // head 2 q4: dims 2 g (row g) and 2 g + 1 (row g + 8)
+    v[0][k][1] = sum.z;
+    v[1][k][0] = sum.y;
+    v[1][k][1] = sum.w;
+  }
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+    if (2 * q4 + i < p.heads)
+      store_head(p, token, split, 2 * q4 + i, tile, mt0, g, v[i], up[i], lse2[i], bad[i]);
 }
 
 // ---------------------------------------------------------------------------
@@ -1381,15 +1300,14 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
   int threads = threads_of(NT);
   int bytes = Smem<NT, NS>::kBytes;
-  // Up to 16 heads, splits of two blocks or more: the warp-private kernel (with one
-  // block per split its second group or half the score work would idle).
-  if constexpr (NT <= 2) {
+  // Up to 8 heads, splits of two blocks or more: the warp-private kernel (with one block
+  // per split its second group would idle; the block-shared kernel is faster there).
+  if constexpr (NT == 1) {
     if (p.warp_private && p.blocks_per_split > 1) {
       constexpr int NP = kPrivateStages;
-      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NT, NP, true>
-                                 : sparse_mla_private_kernel<NT, NP, false>;
+      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NP, true> : sparse_mla_private_kernel<NP, false>;
       threads = 3 * 128;
-      bytes = PrivateSmem<NT, NP>::kBytes;
+      bytes = Smem<1, NP>::kBytes;
     }
   }
   cudaError_t status =
