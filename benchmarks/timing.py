@@ -6,9 +6,7 @@ pool and the index sets are arguments of the jitted function, never closure
 constants, and each call's output is the loop carry, so XLA can neither hoist nor
 drop a call. Per call the loop also selects its index set (a dynamic slice of
 ``[R, T, K]`` int32, fused into the implementation's own index preparation where it
-has one). The loop body holds ``UNROLL`` calls, so that XLA's cost per loop iteration
-(the trip-count test, a few microseconds) is paid once per ``UNROLL`` calls and a
-small call is not timed with it. ``n`` is sized from a lower bound on the call's time and checked by running
+has one). ``n`` is sized from a lower bound on the call's time and checked by running
 the loop, so that one loop (a round) lasts at least ``min_round_s`` (20 ms: a 20 us
 call is not timed over 1 ms of work, where launch latency and clock ramp-up
 dominate). After a warm-up run of that loop, the result is the median over rounds of
@@ -36,7 +34,6 @@ import jax.numpy as jnp
 MIN_ROUND_S = 0.02
 MAX_CALLS = 1 << 16  # per round, whatever the calibration says
 MAX_ROUND_FACTOR = 10  # a first loop longer than this many min_round_s is shortened
-UNROLL = 8  # calls per loop iteration
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +63,7 @@ def _loop(fn: Callable, num_calls: int, q, pool, indices, topk_lens):
         return fn(q, pool, idx, lens)
 
     init = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(call, 0))
-    return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init, unroll=min(UNROLL, num_calls))
+    return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init)
 
 
 def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions, *, guess_us: float = 0.0):

@@ -13,7 +13,7 @@ from .cache import (
 from .candidates import mask_holes, pad_candidates, to_slots
 from .device import Device, lowering_for
 from .layout import COMPACT, PADDED, RowFormat, row_format
-from .native.targets import export_disabled_checks
+from .native.targets import export_disabled_checks, register_ffi_targets
 from .planner import capacity
 
 __version__ = "0.2.0.dev0"
@@ -36,6 +36,7 @@ __all__ = [
     "pool_partition_spec",
     "pool_shape",
     "quantize",
+    "register_ffi_targets",
     "repack",
     "row_format",
     "sparse_mla",

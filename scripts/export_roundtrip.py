@@ -7,7 +7,8 @@
 tokens, 16 heads, K = 2176 GLM candidate rows with holes) for an H200 with
 ``lowering_for`` and for both platforms (``platforms=("cpu", "cuda")``), serialises it
 and saves the inputs' seed beside it. ``run`` deserialises it, checks which custom call
-it carries, runs it on this machine's default device and compares out and lse with the
+it carries, registers this package's FFI targets (``jax_glm_nope.register_ffi_targets``,
+on a GPU), runs it on this machine's default device and compares out and lse with the
 float64 reference (SPEC section 3 bounds, on tame and wide-range rows). Exit 0 only when
 both cases pass.
 """
@@ -65,6 +66,8 @@ def write(folder: pathlib.Path) -> int:
 
 
 def run(folder: pathlib.Path) -> int:
+    if jax.default_backend() == "gpu":
+        jgn.register_ffi_targets()  # the artifact's custom calls need this process's library
     exported = export.deserialize(bytearray((folder / "sparse_mla.jax_exported").read_bytes()))
     print(f"artifact for {exported.platforms}; running on {jax.devices()[0]}")
     failures = 0

@@ -4,6 +4,7 @@
 #   OUT=logs bash scripts/h200_check.sh [pytest -k expression]
 # BENCH="--cases ..." also runs benchmarks/bench.py with those arguments; OLD_TREE=path (a
 # `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py;
+# SUITE=0 skips the GPU suite; BENCH2="..." runs a second benchmark into $OUT/bench2;
 # SELFTEST=1 first runs scripts/sm90_selftest.sh (no timings: --no-bench); EXPORT=1 exports
 # sparse_mla with JAX on the CPU (JAX_PLATFORMS=cpu) and runs the artifact on the GPU.
 set -o pipefail
@@ -31,8 +32,10 @@ cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null
 echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/build.log"
 tests="tests/test_attention.py"
 for extra in tests/test_kv_rows_gpu.py; do [ -f "$extra" ] && tests="$tests $extra"; done
-timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
-  ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
+if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: benchmark or export only
+  timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
+    ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
+fi
 if [ "${EXPORT:-0}" = 1 ]; then  # made on a CPU-only JAX, run on the GPU
   { JAX_PLATFORMS=cpu timeout 200 python3 scripts/export_roundtrip.py write /tmp/jgn_export &&
     timeout 200 python3 scripts/export_roundtrip.py run /tmp/jgn_export; } 2>&1 | tee "$OUT/export.log" || status=1
@@ -43,5 +46,10 @@ fi
 if [ -n "$BENCH" ]; then
   timeout "${BENCH_TIMEOUT:-400}" python3 benchmarks/bench.py --out "$OUT" $BENCH 2>&1 \
     | tee "$OUT/bench.log" | grep -v "━" || status=1
+fi
+if [ -n "$BENCH2" ]; then  # a second matrix (other implementations), in $OUT/bench2
+  mkdir -p "$OUT/bench2"
+  timeout "${BENCH_TIMEOUT:-400}" python3 benchmarks/bench.py --out "$OUT/bench2" $BENCH2 2>&1 \
+    | tee "$OUT/bench2/bench.log" | grep -v "━" || status=1
 fi
 exit $status

@@ -88,6 +88,14 @@ def load_library(path: str | pathlib.Path | None = None) -> ctypes.CDLL:
     return _load(path)
 
 
+def register_ffi_targets(path: str | pathlib.Path | None = None) -> None:
+    """Build (once, cached) or load this package's native library and register its XLA FFI
+    targets for CUDA. Tracing ``sparse_mla``/``write_kv`` does this on first use; a process
+    that only calls a deserialized ``jax.export`` artifact carrying the targets calls it
+    first (else XLA answers "No FFI handler registered for jax_glm_nope_...")."""
+    load_library(path)
+
+
 def load_library_here() -> None:
     """Load and register the library at trace time, unless the call is being lowered for
     another machine (:func:`jax_glm_nope.lowering_for`): lowering needs only the target
