@@ -30,6 +30,7 @@ from typing import Literal
 import jax
 
 from . import device as device_mod
+from . import unresolved
 from .implementations import Shapes
 
 
@@ -147,14 +148,18 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
 
 
 def run(operation: str, requested: str | None, impl, args: tuple, **kwargs):
-    """Call ``impl``'s operation on ``args``. Inside :func:`jax_glm_nope.lowering_for` an
-    automatic choice is lowered per platform: the chosen implementation for the GPU, the
+    """Call ``impl``'s operation on ``args``. An automatic choice is lowered per platform:
+    inside :func:`jax_glm_nope.lowering_for`, the chosen implementation for the GPU and the
     table's last entry (plain jnp, runs everywhere) for the CPU, so one exported artifact
-    serves ``platforms=("cpu", "cuda")``."""
+    serves ``platforms=("cpu", "cuda")``; on a host without a GPU and no device record, the
+    CPU's choice for the CPU and a lowering error for any other platform
+    (:mod:`jax_glm_nope.unresolved`: a GPU artifact never carries the reference silently)."""
     call = functools.partial(getattr(impl, operation), **kwargs)
     everywhere = TABLES[operation][-1].load()
     if requested is None and device_mod.lowering_target() is not None and impl is not everywhere:
         shared = {k: v for k, v in kwargs.items() if k not in impl.OPTIONS}
         fallback = functools.partial(getattr(everywhere, operation), **shared)
         return jax.lax.platform_dependent(*args, cpu=fallback, default=call)
+    if requested is None and device_mod.lowering_target() is None and device_mod.local().platform == "cpu":
+        return unresolved.cpu_only(operation, call, args)
     return call(*args)

@@ -4,6 +4,7 @@
 #      combine at chosen cases: speed of light, warp states (stall reasons), pipe
 #      utilisation, memory, and per-SASS-line stall samples;
 #   2. optionally the selftest (correctness, CUDA-graph timings) and stage 0.
+# Read a case's stall samples with `python scripts/ncu_stalls.py WORK/ncu_T_H_K.source.csv`.
 # The work folder is packed into OUTDIR/profile.tgz (text: logs, CSV exports) and
 # OUTDIR/reports.tgz (the .ncu-rep files, when small enough to fetch).
 #

@@ -112,3 +112,39 @@ def test_write_kv_artifact_for_cpu_and_cuda():
     np.testing.assert_array_equal(
         np.asarray(exported.call(pool, latent, slots)), np.asarray(jgn.write_kv(pool, latent, slots))
     )
+
+
+@pytest.mark.parametrize("platforms", [("cuda",), ("cpu", "cuda")])
+def test_auto_export_for_a_gpu_without_a_device_record_raises(platforms):
+    # On this CPU host there is no GPU to choose a kernel for: never the reference, silently.
+    with pytest.raises(ValueError, match="lowering_for"):
+        export.export(_attend(), platforms=platforms, disabled_checks=jgn.export_disabled_checks())(
+            *_args(8, 16)
+        )
+    write = jax.jit(lambda pool, x, slots: jgn.write_kv(pool, x, slots))
+    with pytest.raises(ValueError, match="write_kv\\(implementation=None\\) is being lowered for"):
+        export.export(write, platforms=platforms)(
+            jax.ShapeDtypeStruct((64, 528), jnp.uint8),
+            jax.ShapeDtypeStruct((2, 512), jnp.float32),
+            jax.ShapeDtypeStruct((2,), jnp.int32),
+        )
+
+
+def test_auto_on_the_cpu_is_the_reference_under_jit_vmap_and_grad():
+    pool = jgn.quantize(jax.random.normal(jax.random.key(0), (64, 512)))
+    q = jax.random.normal(jax.random.key(1), (3, 8, 512)).astype(jnp.bfloat16)
+    idx = jax.random.randint(jax.random.key(2), (3, 16), 0, 64)
+
+    def attend(q, idx, implementation=None):
+        return jgn.sparse_mla(q, pool, idx, 1 / 16, implementation=implementation)
+
+    expect = attend(q, idx, "reference")
+    batched = (q[:, None], idx[:, None])  # jit(vmap) traces both platforms' branches batched
+    for got in (attend(q, idx), jax.jit(attend)(q, idx), jax.vmap(attend)(*batched), jax.jit(jax.vmap(attend))(*batched)):
+        for a, b in zip(got, expect, strict=True):
+            np.testing.assert_array_equal(np.asarray(a.astype(jnp.float32)).reshape(b.shape), np.asarray(b.astype(jnp.float32)))
+    grad = jax.grad(lambda q: jnp.sum(attend(q, idx)[1]))(q)
+    want = jax.grad(lambda q: jnp.sum(attend(q, idx, "reference")[1]))(q)
+    np.testing.assert_array_equal(np.asarray(grad.astype(jnp.float32)), np.asarray(want.astype(jnp.float32)))
+    exported = export.export(jax.jit(attend), platforms=("cpu",))(q, idx)  # the CPU's own export
+    assert "custom_call @jax_glm_nope" not in exported.mlir_module()  # the reference, no kernel
