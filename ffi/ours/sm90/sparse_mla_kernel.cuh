@@ -473,6 +473,66 @@ constexpr int stages_for() {
 }
 
 // ---------------------------------------------------------------------------
+// What every attention kernel's CTA starts with.
+
+// The shared-memory regions common to the kernels' layouts S (Smem).
+template <typename S>
+struct SmemView {
+  uint8_t* rows;   // the NS-stage row ring
+  uint8_t* qhat;   // q in fp16, one padded row per head
+  int* flags;      // activity of each staged row
+  // The per-head score factor f = sm_scale log2(e) 2^e1, applied before the tile scale
+  // when |f| <= 1 (pre) and after the tile sum otherwise (post), so that no product
+  // overflows unless the score itself does.
+  float* qpre;
+  float* qpost;
+  int* bad_head;   // per head: a NaN seen (query or accumulator)
+  int* bad_all;    // a non-finite scale in an active row
+  uint64_t* full;  // per stage: rows landed
+  uint64_t* empty; // per stage: consumers done
+  __device__ explicit SmemView(uint8_t* smem, int stages)
+      : rows(smem + S::kRows),
+        qhat(smem + S::kQ),
+        flags(reinterpret_cast<int*>(smem + S::kFlags)),
+        qpre(reinterpret_cast<float*>(smem + S::kFactor)),
+        qpost(qpre + S::kHeadsPad),
+        bad_head(reinterpret_cast<int*>(smem + S::kBad)),
+        bad_all(bad_head + S::kHeadsPad),
+        full(reinterpret_cast<uint64_t*>(smem + S::kBars)),
+        empty(full + stages) {}
+};
+
+// The candidates of this CTA's split: [c_begin, c_stop) active-eligible, in nblocks blocks.
+struct SplitRange {
+  int token, split, c_begin, c_stop, nblocks;
+  __device__ explicit SplitRange(const SparseMlaParams& p) {
+    token = blockIdx.x / p.num_splits;
+    split = blockIdx.x % p.num_splits;
+    int len = p.topk_lens ? p.topk_lens[token] : p.topk;
+    len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
+    c_begin = split * p.blocks_per_split * kBlockRows;
+    const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
+    c_stop = min(c_end, len);  // candidates at or past c_stop are inactive
+    nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
+  }
+};
+
+// Thread 0: the stage barriers (the producer warps arrive on full, `readers` consumer
+// warps on empty) and the shared flag.
+template <int NS, bool kCpAsync>
+__device__ __forceinline__ void init_barriers(uint64_t* full, uint64_t* empty, int readers,
+                                              int* bad_all) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < NS; ++s) {
+      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
+      ptx::mbar_init(&empty[s], readers);
+    }
+    *bad_all = 0;
+  }
+  __syncthreads();
+}
+
+// ---------------------------------------------------------------------------
 // The attention kernel.
 
 template <int NT, int NS, bool kCpAsync>
@@ -481,49 +541,21 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   constexpr int HP = S::kHeadsPad;
   constexpr int NWG = S::kGroups;
   extern __shared__ __align__(128) uint8_t smem[];
-  uint8_t* rows_base = smem + S::kRows;
-  uint8_t* qhat = smem + S::kQ;
-  int* flags = reinterpret_cast<int*>(smem + S::kFlags);
-  // The per-head score factor f = sm_scale log2(e) 2^e1, applied before the tile scale
-  // when |f| <= 1 (pre) and after the tile sum otherwise (post), so that no product
-  // overflows unless the score itself does.
-  float* qpre = reinterpret_cast<float*>(smem + S::kFactor);
-  float* qpost = qpre + HP;
-  int* bad_head = reinterpret_cast<int*>(smem + S::kBad);
-  int* bad_all = bad_head + HP;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
-  uint64_t* empty = full + NS;
-
+  const SmemView<S> sm(smem, NS);
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
-  const int token = blockIdx.x / p.num_splits;
-  const int split = blockIdx.x % p.num_splits;
+  const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-
-  int len = p.topk_lens ? p.topk_lens[token] : p.topk;
-  len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
-  const int c_begin = split * p.blocks_per_split * kBlockRows;
-  const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
-  const int c_stop = min(c_end, len);  // candidates at or past c_stop are inactive
-  const int nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
-      ptx::mbar_init(&empty[s], kConsumerWarps);
-    }
-    *bad_all = 0;
-  }
-  __syncthreads();
+  init_barriers<NS, kCpAsync>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
 
   if (warp >= NWG * kConsumerWarps) {
     // ---------------- producer ----------------
     if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
     const int half = warp - NWG * kConsumerWarps;
     if (half < kProducerWarps)
-      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, rows_base, flags,
-                                full, empty);
+      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
+                                sm.full, sm.empty);
     return;
   }
 
@@ -541,7 +573,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
   const int q4 = lane & 3;  // thread in group
 
-  prepare_q<HP, NWG * kConsumerWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
+  prepare_q<HP, NWG * kConsumerWarps>(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
   ptx::all_consumers_sync<NWG>();
 
   // Online-softmax state, base 2: C layout (heads 8j + 2q4 + i) and B layout (head 8j + g),
@@ -573,9 +605,9 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 
   for (int b = grp; b < nblocks; b += NWG) {
     const int stage = b % NS;
-    ptx::mbar_wait(&full[stage], (b / NS) & 1);
-    const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
-    const int* fl = flags + stage * kBlockRows;
+    ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
+    const uint8_t* rows = sm.rows + stage * kBlockRows * kRowBytes;
+    const int* fl = sm.flags + stage * kBlockRows;
 
     // ---- scores: S^T[16 candidates, heads] per warp, one accumulator per tile ----
     float sc[NT][4];
@@ -625,7 +657,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
 #pragma unroll
           for (int j = 0; j < NT; ++j) {
             const uint2 bq =
-                *reinterpret_cast<const uint2*>(qhat + (8 * j + g) * kQRowBytes + dim * 2);
+                *reinterpret_cast<const uint2*>(sm.qhat + (8 * j + g) * kQRowBytes + dim * 2);
             ptx::mma(acc[j], a, bq.x, bq.y);
           }
         }
@@ -651,8 +683,8 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         // |sum'| < 2^20: (sum' pre) cannot overflow (|pre| <= 1); x 2^E_c and x post
         // overflow only when the score itself does (post != 1 only when |f| > 1): a
         // score past float32 saturates to +inf (the max) or -FLT_MAX.
-        const float pre = qpre[8 * j + 2 * q4 + (e & 1)];
-        const float post = qpost[8 * j + 2 * q4 + (e & 1)];
+        const float pre = sm.qpre[8 * j + 2 * q4 + (e & 1)];
+        const float post = sm.qpost[8 * j + 2 * q4 + (e & 1)];
         float v = ((v0 * pre) * (e < 2 ? up_a : up_b)) * post;
         v = v >= FLT_MAX ? INFINITY : fmaxf(v, -FLT_MAX);
         sc[j][e] = (e < 2 ? act_a : act_b) ? v : -INFINITY;
@@ -825,7 +857,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       }
     }
     __syncwarp();
-    if (lane == 0) ptx::mbar_arrive(&empty[stage]);
+    if (lane == 0) ptx::mbar_arrive(&sm.empty[stage]);
   }
 
   // ---- epilogue ----
@@ -833,8 +865,8 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 2; ++i)
-      if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&bad_head[8 * j + 2 * q4 + i], 1);
-  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
+      if ((bad_bits >> (2 * j + i)) & 1) atomicOr(&sm.bad_head[8 * j + 2 * q4 + i], 1);
+  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(sm.bad_all, 1);
   ptx::all_consumers_sync<NWG>();  // every block consumed: the row ring is free
   // O of this warp's (tile, heads) is held in units of 2^f (written by other lanes).
   int f_c[NT][2];
@@ -850,7 +882,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
     // Group 1 hands its state to the same (warp, lane) of group 0 through the ring;
     // group 0 merges the two running means like the split combine (weights
     // l_g 2^(m_g - M), 1 where m_g == M), in units of 2^max(f_0, f_1).
-    float* xchg = reinterpret_cast<float*>(rows_base) + w * (S::kXchgFloats * 32) + lane;
+    float* xchg = reinterpret_cast<float*>(sm.rows) + w * (S::kXchgFloats * 32) + lane;
     if (grp == 1) {
 #pragma unroll
       for (int j = 0; j < NT; ++j)
@@ -895,7 +927,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
         f_c[j][i] = f;
       }
   }
-  const bool any_bad_scale = *bad_all != 0;
+  const bool any_bad_scale = *sm.bad_all != 0;
 #pragma unroll
   for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -906,7 +938,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
       const float l = l_c[j][i];
       // Non-finite referenced input poisons the head (never the empty sentinel); a
       // split with no active candidate references nothing.
-      const bool bad = l > 0.0f && (bad_head[h] != 0 || any_bad_scale);
+      const bool bad = l > 0.0f && (sm.bad_head[h] != 0 || any_bad_scale);
       const float up = pow2(f);
       const float lse2 = l > 0.0f ? m_c[j][i] + log2f(l) : -INFINITY;
       float v[8][2];
@@ -943,61 +975,35 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   using S = Smem<1, NS>;
   constexpr int HP = 8;
   extern __shared__ __align__(128) uint8_t smem[];
-  uint8_t* rows_base = smem + S::kRows;
-  uint8_t* qhat = smem + S::kQ;
-  int* flags = reinterpret_cast<int*>(smem + S::kFlags);
-  float* qpre = reinterpret_cast<float*>(smem + S::kFactor);
-  float* qpost = qpre + HP;
-  int* bad_head = reinterpret_cast<int*>(smem + S::kBad);
-  int* bad_all = bad_head + HP;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + S::kBars);
-  uint64_t* empty = full + NS;
-
+  const SmemView<S> sm(smem, NS);
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
-      ptx::mbar_init(&empty[s], kConsumerWarps);
-    }
-    *bad_all = 0;
-  }
-  __syncthreads();
-  // The split's candidates, computed after setmaxnreg in each role (nothing live across it).
-  auto range = [&](int& token, int& split, int& c_begin, int& c_stop, int& nblocks) {
-    token = blockIdx.x / p.num_splits;
-    split = blockIdx.x % p.num_splits;
-    int len = p.topk_lens ? p.topk_lens[token] : p.topk;
-    len = len < 0 ? 0 : (len > p.topk ? p.topk : len);
-    c_begin = split * p.blocks_per_split * kBlockRows;
-    const int c_end = min(p.topk, c_begin + p.blocks_per_split * kBlockRows);
-    c_stop = min(c_end, len);
-    nblocks = c_stop > c_begin ? (c_stop - c_begin + kBlockRows - 1) / kBlockRows : 0;
-  };
-  int token, split, c_begin, c_stop, nblocks;
+  init_barriers<NS, kCpAsync>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
+  // The split's candidates are computed after setmaxnreg in each role (nothing live
+  // across it: a value kept over setmaxnreg is spilled).
   if (threadIdx.x >= kPrivateWarps * 32) {
     ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
     // Warps 8, 9 gather group 0's blocks (rows 0-31, 32-63), warps 10, 11 group 1's.
     const int k = threadIdx.x / 32 - kPrivateWarps, lane = threadIdx.x % 32;
-    range(token, split, c_begin, c_stop, nblocks);
-    gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, k % 2, lane, rows_base, flags,
-                              full, empty, k / 2, 2);
+    const SplitRange r(p);
+    gather_rows<NS, kCpAsync>(p, r.token, r.c_begin, r.c_stop, r.nblocks, k % 2, lane, sm.rows,
+                              sm.flags, sm.full, sm.empty, k / 2, 2);
     return;
   }
   ptx::setmaxnreg_inc<kConsumerRegs>();
-  range(token, split, c_begin, c_stop, nblocks);
+  const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
 
-  prepare_q<HP, kPrivateWarps>(p, token, warp, lane, qhat, qpre, qpost, bad_head);
+  prepare_q<HP, kPrivateWarps>(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
   ptx::all_consumers_sync<2>();
   const int grp = warp / kConsumerWarps;  // blocks grp, grp + 2, ...
   const int w = warp % kConsumerWarps;    // rows 16 w .. 16 w + 15 of each block
   const int g = lane >> 2;  // mma group: score row (candidate) / value row (dims)
   const int q4 = lane & 3;  // heads 2 q4, 2 q4 + 1 in the C layouts
   const int c_a = 16 * w + g, c_b = c_a + 8;
-  const float pre[2] = {qpre[2 * q4], qpre[2 * q4 + 1]};
-  const float post[2] = {qpost[2 * q4], qpost[2 * q4 + 1]};
+  const float pre[2] = {sm.qpre[2 * q4], sm.qpre[2 * q4 + 1]};
+  const float post[2] = {sm.qpost[2 * q4], sm.qpost[2 * q4 + 1]};
 
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.0f, 0.0f};  // this thread's two candidates per block; reduced at the end
@@ -1020,9 +1026,9 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
 
   for (int b = grp; b < nblocks; b += 2) {
     const int stage = b % NS;
-    ptx::mbar_wait(&full[stage], (b / NS) & 1);
-    const uint8_t* rows = rows_base + stage * kBlockRows * kRowBytes;
-    const int* fl = flags + stage * kBlockRows;
+    ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
+    const uint8_t* rows = sm.rows + stage * kBlockRows * kRowBytes;
+    const int* fl = sm.flags + stage * kBlockRows;
 
     // ---- scores S^T[16 candidates, 8 heads], per-candidate scale shift (see above) ----
     const float4 xa = *reinterpret_cast<const float4*>(rows + c_a * kRowBytes + L::kScalesOffset);
@@ -1052,7 +1058,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
           const uint32_t a[4] = {e4m3x2_lo_to_f16x2(r[2 * half]), e4m3x2_lo_to_f16x2(r[2 * half + 1]),
                                  e4m3x2_hi_to_f16x2(r[2 * half]), e4m3x2_hi_to_f16x2(r[2 * half + 1])};
           const int dim = t * L::kTile + kp * 32 + half * 16 + 4 * q4;
-          const uint2 bq = *reinterpret_cast<const uint2*>(qhat + g * kQRowBytes + dim * 2);
+          const uint2 bq = *reinterpret_cast<const uint2*>(sm.qhat + g * kQRowBytes + dim * 2);
           ptx::mma(acc, a, bq.x, bq.y);
         }
       }
@@ -1138,20 +1144,20 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
         }
       }
     __syncwarp();
-    if (lane == 0) ptx::mbar_arrive(&empty[stage]);
+    if (lane == 0) ptx::mbar_arrive(&sm.empty[stage]);
   }
 
   // ---- the eight warps merged: warp u finishes M-tiles 4 (u / 4) .. + 3 of tile u % 4 ----
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    if ((bad_bits >> i) & 1) atomicOr(&bad_head[2 * q4 + i], 1);
+    if ((bad_bits >> i) & 1) atomicOr(&sm.bad_head[2 * q4 + i], 1);
 #pragma unroll
     for (int o_ = 4; o_ < 32; o_ *= 2) l[i] += __shfl_xor_sync(~0u, l[i], o_);
   }
-  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
+  if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(sm.bad_all, 1);
   ptx::all_consumers_sync<2>();  // every block consumed: the row ring is free
   constexpr int U = kPrivateWarps;
-  float4* xo = reinterpret_cast<float4*>(rows_base);  // [tile][source warp][8 M-tiles][32 lanes]
+  float4* xo = reinterpret_cast<float4*>(sm.rows);  // [tile][source warp][8 M-tiles][32 lanes]
   float* xm = reinterpret_cast<float*>(xo + 4 * U * 8 * 32);  // [source warp][head]
   float* xl = xm + U * HP;
   int* xf = reinterpret_cast<int*>(xl + U * HP);  // [source warp][tile][head]
@@ -1174,7 +1180,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   }
   ptx::all_consumers_sync<2>();
   const int tile = warp % 4, mt0 = 4 * (warp / 4);
-  const bool any_bad_scale = *bad_all != 0;
+  const bool any_bad_scale = *sm.bad_all != 0;
   float wgt[U][2], up[2], lse2[2];
   bool bad[2];
 #pragma unroll
@@ -1201,7 +1207,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
     }
     up[i] = pow2(fmax);
     lse2[i] = total > 0.0f ? mmax + log2f(total) : -INFINITY;
-    bad[i] = total > 0.0f && (bad_head[h] != 0 || any_bad_scale);
+    bad[i] = total > 0.0f && (sm.bad_head[h] != 0 || any_bad_scale);
   }
   float v[2][4][2];
 #pragma unroll
