@@ -35,8 +35,9 @@ SM_SCALE = 1 / 16
 
 
 def _case(wide: bool, seed: int) -> testing.Case:
-    return testing.make_case(seed, TOKENS, HEADS, 2176, num_slots=SLOTS, wide=wide, with_lens=True,
-                             sm_scale=SM_SCALE)
+    return testing.make_case(
+        seed, TOKENS, HEADS, 2176, num_slots=SLOTS, wide=wide, with_lens=True, sm_scale=SM_SCALE
+    )
 
 
 def _attend(q, pool, indices, topk_lens):
@@ -57,9 +58,15 @@ def write(folder: pathlib.Path) -> int:
             jax.jit(_attend), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks()
         )(*avals)
     (folder / "sparse_mla.jax_exported").write_bytes(exported.serialize())
-    meta = {"tokens": TOKENS, "heads": HEADS, "slots": SLOTS, "sm_scale": SM_SCALE,
-            "platforms": list(exported.platforms), "for": H200.describe(),
-            "carries_sm90": targets.SM90_SPARSE_MLA in exported.mlir_module()}
+    meta = {
+        "tokens": TOKENS,
+        "heads": HEADS,
+        "slots": SLOTS,
+        "sm_scale": SM_SCALE,
+        "platforms": list(exported.platforms),
+        "for": H200.describe(),
+        "carries_sm90": targets.SM90_SPARSE_MLA in exported.mlir_module(),
+    }
     (folder / "meta.json").write_text(json.dumps(meta, indent=1))
     print(f"wrote {folder / 'sparse_mla.jax_exported'}: {meta}")
     return 0 if meta["carries_sm90"] else 1
@@ -73,13 +80,18 @@ def run(folder: pathlib.Path) -> int:
     failures = 0
     for wide in (False, True):
         case = _case(wide, 1 if wide else 0)
-        args = (jnp.asarray(case.q, jnp.bfloat16), jnp.asarray(case.pool), jnp.asarray(case.indices),
-                jnp.asarray(case.topk_lens))
+        args = (
+            jnp.asarray(case.q, jnp.bfloat16),
+            jnp.asarray(case.pool),
+            jnp.asarray(case.indices),
+            jnp.asarray(case.topk_lens),
+        )
         out, lse = exported.call(*args)
         label = "wide-range" if wide else "tame"
         try:
-            worst = testing.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(),
-                                         label=label)
+            worst = testing.assert_spec3(
+                np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=label
+            )
             print(f"{label}: ok, worst out error {worst[0]:.2e}, lse error {worst[1]:.2e}")
         except AssertionError as err:
             failures += 1

@@ -23,7 +23,9 @@ def load(path: str) -> tuple[list[str], list[dict]]:
     starts = [k for k, r in enumerate(rows) if r and r[0] == "Address"]
     header = rows[starts[0]]
     end = starts[1] if len(starts) > 1 else len(rows)
-    return header, [dict(zip(header, r)) for r in rows[starts[0] + 1 : end] if len(r) == len(header)]
+    return header, [
+        dict(zip(header, r, strict=True)) for r in rows[starts[0] + 1 : end] if len(r) == len(header)
+    ]
 
 
 def num(text: str) -> float:

@@ -140,9 +140,16 @@ def test_auto_on_the_cpu_is_the_reference_under_jit_vmap_and_grad():
 
     expect = attend(q, idx, "reference")
     batched = (q[:, None], idx[:, None])  # jit(vmap) traces both platforms' branches batched
-    for got in (attend(q, idx), jax.jit(attend)(q, idx), jax.vmap(attend)(*batched), jax.jit(jax.vmap(attend))(*batched)):
+    for got in (
+        attend(q, idx),
+        jax.jit(attend)(q, idx),
+        jax.vmap(attend)(*batched),
+        jax.jit(jax.vmap(attend))(*batched),
+    ):
         for a, b in zip(got, expect, strict=True):
-            np.testing.assert_array_equal(np.asarray(a.astype(jnp.float32)).reshape(b.shape), np.asarray(b.astype(jnp.float32)))
+            np.testing.assert_array_equal(
+                np.asarray(a.astype(jnp.float32)).reshape(b.shape), np.asarray(b.astype(jnp.float32))
+            )
     grad = jax.grad(lambda q: jnp.sum(attend(q, idx)[1]))(q)
     want = jax.grad(lambda q: jnp.sum(attend(q, idx, "reference")[1]))(q)
     np.testing.assert_array_equal(np.asarray(grad.astype(jnp.float32)), np.asarray(want.astype(jnp.float32)))

@@ -31,6 +31,7 @@ import textwrap
 import pytest
 from conftest import NATIVE_TEST_ARCHS as TEST_ARCHS  # noqa: E402
 
+import jax_glm_nope as jgn
 from jax_glm_nope import layout, native
 from jax_glm_nope.native import build, targets, toolchain
 
@@ -136,6 +137,7 @@ def test_every_target_symbol_exists_and_registers(library):
     assert loaded.jax_glm_nope_flashinfer_decode_scratch_heads is not None
     assert loaded.jax_glm_nope_flashinfer_decode_splits is not None
     assert targets.load_library(library) is loaded  # loading twice registers once
+    jgn.register_ffi_targets(library)  # the public entry a process running an artifact calls
 
 
 @pytest.mark.nvcc
