@@ -150,7 +150,7 @@ def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
     )
 
 
-# Mirrors ffi/ours/sm90/sparse_mla_kernel.cuh (tested against the compiled rule).
+# Mirrors ffi/ours/sm90/params.cuh (tested against the compiled rule).
 SM90_BLOCK_ROWS = 64  # candidates per block
 SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
 SM90_MAX_HEADS = 32

@@ -1,0 +1,163 @@
+// PTX wrappers and the exact conversions and powers of two the kernels use.
+// Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
+#pragma once
+
+#include "ours/sm90/params.cuh"
+
+namespace jax_glm_nope::sm90 {
+
+// ---------------------------------------------------------------------------
+// PTX wrappers.
+
+namespace ptx {
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(
+                   smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile(
+      "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
+          smem_u32(bar)),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      " .reg .pred done;\n"
+      " WAIT_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+// One bulk copy global -> shared, completing `bytes` on the mbarrier's tx count.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes,
+                                          uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_u32(dst)),
+      "l"(src), "r"(bytes), "r"(smem_u32(bar))
+      : "memory");
+}
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src)
+               : "memory");
+}
+// The mbarrier gets this thread's arrival once all its earlier cp.async have landed.
+__device__ __forceinline__ void cp_async_arrive(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+// D += A . B, m16n8k16, fp16 inputs, fp32 accumulators.
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// Named barrier among the 128 threads of consumer group `group` (barrier 1 or 2;
+// immediate ids, so ptxas counts the barriers the CTA really uses).
+__device__ __forceinline__ void consumer_sync(int group = 0) {
+  if (group == 0) {
+    asm volatile("bar.sync 1, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+  } else {
+    asm volatile("bar.sync 2, %0;" ::"n"(kConsumerWarps * 32) : "memory");
+  }
+}
+// Named barrier among all consumer threads of the CTA (barrier 3 for two groups).
+template <int NWG>
+__device__ __forceinline__ void all_consumers_sync() {
+  if constexpr (NWG == 1) {
+    consumer_sync(0);
+  } else {
+    asm volatile("bar.sync 3, %0;" ::"n"(NWG * kConsumerWarps * 32) : "memory");
+  }
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+// 2^x for x <= 0 (probabilities and corrections); -inf gives +0.
+// PDL: wait until every prerequisite grid has completed and its memory is visible (a
+// no-op without the launch attribute); let the dependent grid be scheduled.
+__device__ __forceinline__ void grid_dependency_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+}  // namespace ptx
+
+// Two e4m3 codes to two fp16 values, exactly (NaN codes stay NaN): the codes in the low
+// (lo) or high (hi) half of a word, low byte -> low half. The PTX half selection lets
+// ptxas read the half in place (F2FP ... R.H1), with no shift.
+__device__ __forceinline__ uint32_t e4m3x2_lo_to_f16x2(uint32_t codes) {
+  uint32_t d;
+  asm("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, lo; }"
+      : "=r"(d)
+      : "r"(codes));
+  return d;
+}
+__device__ __forceinline__ uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
+  uint32_t d;
+  asm("{ .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, hi; }"
+      : "=r"(d)
+      : "r"(codes));
+  return d;
+}
+// The 8x8 b16 matrix of a warp's fragments (lane: row lane / 4, columns 2 (lane % 4),
+// +1), transposed in registers.
+__device__ __forceinline__ uint32_t transpose_8x8(uint32_t x) {
+  uint32_t y;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
+}
+__device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
+  const __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+__device__ __forceinline__ float clamp_finite(float x) {
+  return fminf(fmaxf(x, -FLT_MAX), FLT_MAX);  // also maps NaN to a number: flag it first
+}
+// 2^e for e in [-126, 127], built from the exponent bits (always a normal float).
+__device__ __forceinline__ float pow2(int e) { return __int_as_float((127 + e) << 23); }
+// The smallest F in [-126, 126] with x < 2^F for finite x >= 0 (126 for huge x).
+__device__ __forceinline__ int exponent_bound(float x) {
+  const int biased = (__float_as_int(x) >> 23) & 0xff;
+  const int f = biased - 126;
+  return f < -126 ? -126 : (f > 126 ? 126 : f);
+}
+
+}  // namespace jax_glm_nope::sm90
