@@ -26,29 +26,32 @@ _unresolved_p = jex_core.Primitive("jax_glm_nope_unresolved_implementation")
 _unresolved_p.multiple_results = True
 
 
-def _out_avals(call: Callable, avals):
-    outs = jax.eval_shape(call, *(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals))
-    return jax.tree.flatten(outs)
+def _out_avals(call: Callable, args) -> tuple[tuple, jax.tree_util.PyTreeDef]:
+    """The avals and tree of ``call``'s outputs for arguments shaped like ``args``."""
+    outs = jax.eval_shape(call, *(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args))
+    leaves, tree = jax.tree.flatten(outs)
+    return tuple(jax.core.ShapedArray(x.shape, x.dtype) for x in leaves), tree
 
 
 @_unresolved_p.def_abstract_eval
-def _abstract_eval(*avals, operation: str, call: Callable):
-    del operation
-    leaves, _ = _out_avals(call, avals)
-    return [jax.core.ShapedArray(x.shape, x.dtype) for x in leaves]
+def _abstract_eval(*avals, operation: str, call: Callable, out_avals: tuple):
+    del avals, operation, call
+    return list(out_avals)
 
 
-def _batch(args, dims, *, operation: str, call: Callable):
+def _batch(args, dims, *, operation: str, call: Callable, out_avals: tuple):
+    del out_avals
     vcall = jax.vmap(call, in_axes=tuple(dims))  # jax's not_mapped is None, vmap's unbatched axis
-    outs = _unresolved_p.bind(*args, operation=operation, call=vcall)
+    vout, _ = _out_avals(vcall, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args])
+    outs = _unresolved_p.bind(*args, operation=operation, call=vcall, out_avals=vout)
     return outs, [0] * len(outs)
 
 
 batching.primitive_batchers[_unresolved_p] = _batch
 
 
-def _refuse(ctx, *args, operation: str, call: Callable):
-    del args, call
+def _refuse(ctx, *args, operation: str, call: Callable, out_avals: tuple):
+    del args, call, out_avals
     platforms = ", ".join(ctx.module_context.platforms)
     raise ValueError(
         f"{operation}(implementation=None) is being lowered for {platforms} on a host without a "
@@ -63,8 +66,8 @@ mlir.register_lowering(_unresolved_p, _refuse)  # every platform; the CPU's is p
 
 
 def _unresolved(operation: str, call: Callable, *args):
-    outs = _unresolved_p.bind(*args, operation=operation, call=call)
-    _, tree = _out_avals(call, args)
+    out_avals, tree = _out_avals(call, args)  # once: the abstract evaluation returns these
+    outs = _unresolved_p.bind(*args, operation=operation, call=call, out_avals=out_avals)
     return jax.tree.unflatten(tree, outs)
 
 
