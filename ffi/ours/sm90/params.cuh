@@ -68,6 +68,9 @@ struct SparseMlaParams {
   bool pdl = true;
   // Up to 8 heads: the warp-private kernel (false: the block-shared one, for comparison).
   bool warp_private = true;
+  // 9-32 heads: the wgmma kernel (wgmma_kernel.cuh) instead of the block-shared one. Off
+  // until the H200 runs prove it; the FFI handler does not set it yet.
+  bool wgmma = false;
 };
 
 // ---------------------------------------------------------------------------

@@ -66,9 +66,26 @@ __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token,
 }
 
 // ---------------------------------------------------------------------------
+// wgmma B operands in shared memory (K-major, no swizzle): element (n, k) of an N x K
+// matrix, N = NP, in 8x8 core matrices of 16-byte rows (8 k), cores along K NP x 16
+// bytes apart (the descriptor's LBO) and along N 128 bytes apart (SBO).
+template <int NP>
+__host__ __device__ constexpr int core_offset(int n, int k) {
+  return ((k / 8) * (NP / 8) + n / 8) * 128 + (n % 8) * 16 + (k % 8) * 2;
+}
+// q̂ as the score MMA's B operand: the k order inside each 16-dim step is the one the
+// codes' A fragments come in (dims 4q + 2h + e -> k 8h + 2q + e, see the score MMA).
+// Byte offset of the pair (dims d, d + 1), d even, of head n.
+template <int NP>
+__host__ __device__ constexpr int q_core_offset(int n, int d) {
+  return core_offset<NP>(n, 16 * (d / 16) + 8 * ((d / 2) % 2) + 2 * ((d % 16) / 4));
+}
+
+// ---------------------------------------------------------------------------
 // q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
 
-template <int HP, int kWarps>
+// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset).
+template <int HP, int kWarps, bool kCore = false>
 __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
                                           uint8_t* qhat, float* qpre, float* qpost,
                                           int* bad_head) {
@@ -105,10 +122,18 @@ __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, i
     uint32_t packed[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
-    uint8_t* dst = qhat + h * kQRowBytes;
-    *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-    *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
-        make_uint4(packed[4], packed[5], packed[6], packed[7]);
+    if constexpr (kCore) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int d = (i / 4) * 256 + lane * 8 + 2 * (i % 4);  // dims d, d + 1
+        *reinterpret_cast<uint32_t*>(qhat + q_core_offset<HP>(h, d)) = packed[i];
+      }
+    } else {
+      uint8_t* dst = qhat + h * kQRowBytes;
+      *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+      *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
+          make_uint4(packed[4], packed[5], packed[6], packed[7]);
+    }
     if (lane == 0) {
       // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
       const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
@@ -124,10 +149,13 @@ __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, i
 // at dims 128 w + 16 (mt0 + mt) + 2 g, +1, in units of 2^f (up = 2^f), lse2 in log2
 // units. A split writes its partial (fp32, log2), a single split the output (bf16,
 // natural log); lse by the thread of tile 0, mt0 = 0, g = 0. A bad head gets NaN.
+// store_head_at: the same with the dims of v[mt] at dim0 + dim_step mt + 2 g, +1, and
+// the lse written by the thread that has `writes_lse`.
 template <int NMT>
-__device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, int split, int h,
-                                           int w, int mt0, int g, const float (&v)[NMT][2],
-                                           float up, float lse2, bool bad) {
+__device__ __forceinline__ void store_head_at(const SparseMlaParams& p, int token, int split,
+                                              int h, int dim0, int dim_step, int g,
+                                              const float (&v)[NMT][2], float up, float lse2,
+                                              bool bad, bool writes_lse) {
   if (bad) lse2 = __int_as_float(0x7fffffff);
   const bool partial = p.num_splits > 1;
   const int64_t row = partial ? (int64_t(token) * p.num_splits + split) * p.heads + h
@@ -136,21 +164,29 @@ __device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, 
     float* dst = p.part_out + row * L::kHeadDim;
 #pragma unroll
     for (int mt = 0; mt < NMT; ++mt) {
-      const int d = L::kTile * w + 16 * (mt0 + mt) + 2 * g;
+      const int d = dim0 + dim_step * mt + 2 * g;
       const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
       *reinterpret_cast<float2*>(dst + d) = x;
     }
-    if (w == 0 && mt0 == 0 && g == 0) p.part_lse[row] = lse2;
+    if (writes_lse) p.part_lse[row] = lse2;
   } else {
     __nv_bfloat16* dst = p.out + row * L::kHeadDim;
 #pragma unroll
     for (int mt = 0; mt < NMT; ++mt) {
-      const int d = L::kTile * w + 16 * (mt0 + mt) + 2 * g;
+      const int d = dim0 + dim_step * mt + 2 * g;
       const float2 x = bad ? make_float2(lse2, lse2) : make_float2(v[mt][0] * up, v[mt][1] * up);
       *reinterpret_cast<__nv_bfloat162*>(dst + d) = __floats2bfloat162_rn(x.x, x.y);
     }
-    if (w == 0 && mt0 == 0 && g == 0) p.lse[row] = lse2 * kLn2;
+    if (writes_lse) p.lse[row] = lse2 * kLn2;
   }
+}
+
+template <int NMT>
+__device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, int split, int h,
+                                           int w, int mt0, int g, const float (&v)[NMT][2],
+                                           float up, float lse2, bool bad) {
+  store_head_at<NMT>(p, token, split, h, L::kTile * w + 16 * mt0, 16, g, v, up, lse2, bad,
+                     w == 0 && mt0 == 0 && g == 0);
 }
 
 // ---------------------------------------------------------------------------

@@ -8,7 +8,8 @@
 //    (warp_private_kernel.cuh), one CTA of two consumer warpgroups per SM;
 //  - up to 16 heads otherwise: the block-shared kernel with one consumer group
 //    (block_shared_kernel.cuh), two CTAs per SM;
-//  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks.
+//  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks;
+//  - with `wgmma` set, 9-32 heads: the wgmma kernel (wgmma_kernel.cuh), same CTAs.
 // Every kernel: two producer warps gather each 64-row block with one 528-byte bulk copy
 // per active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
 // rows and are never dereferenced; scores candidates-major with mma.sync m16n8k16 on
@@ -21,6 +22,7 @@
 #include "ours/sm90/pipeline.cuh"
 #include "ours/sm90/block_shared_kernel.cuh"
 #include "ours/sm90/warp_private_kernel.cuh"
+#include "ours/sm90/wgmma_kernel.cuh"
 #include "ours/sm90/combine_kernel.cuh"
 
 namespace jax_glm_nope::sm90 {
@@ -44,6 +46,13 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
       kernel = p.gather_cp_async ? sparse_mla_private_kernel<NP, true> : sparse_mla_private_kernel<NP, false>;
       threads = 3 * 128;
       bytes = Smem<1, NP>::kBytes;
+    }
+  } else {
+    if (p.wgmma) {
+      constexpr int NW = wgmma_stages<NT>();
+      kernel = p.gather_cp_async ? sparse_mla_wgmma_kernel<NT, NW, true>
+                                 : sparse_mla_wgmma_kernel<NT, NW, false>;
+      bytes = WSmem<NT, NW>::kBytes;
     }
   }
   cudaError_t status =
