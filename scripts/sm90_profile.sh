@@ -9,7 +9,8 @@
 # OUTDIR/reports.tgz (the .ncu-rep files, when small enough to fetch).
 #
 # Usage: scripts/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule)
-#   SELFTEST=1 STAGE0=1 also run scripts/sm90_selftest.sh and scripts/sm90_stage0.sh.
+#   SELFTEST=1 STAGE0=1 also run scripts/sm90_selftest.sh and scripts/sm90_stage0.sh;
+#   PROFILE_ARGS=--wgmma profiles the wgmma kernel's cases (9-32 heads).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/sm90_profile.sh OUTDIR [T:H:K ...]}
@@ -38,7 +39,7 @@ for c in "${cases[@]}"; do
   # Skip the first launch (and its combine): caches and clocks warm; profile the second.
   timeout "${NCU_TIMEOUT:-150}" "$ncu" --clock-control none --set full --import-source yes \
     -k regex:"sparse_mla|combine_kernel" --launch-skip 2 --launch-count 2 \
-    -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" >"$work/$name.log" 2>&1 || status=1
+    -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" ${PROFILE_ARGS:-} >"$work/$name.log" 2>&1 || status=1
   if [ -f "$work/$name.ncu-rep" ]; then
     "$ncu" --import "$work/$name.ncu-rep" --page details --csv >"$work/$name.details.csv" 2>/dev/null
     "$ncu" --import "$work/$name.ncu-rep" --page raw --csv >"$work/$name.raw.csv" 2>/dev/null
