@@ -25,7 +25,7 @@ def library(native_library):
 @pytest.mark.parametrize("num_candidates", [1, 63, 64, 65, 512, 2048, 2051, 2176, 65536])
 def test_split_rules_match_the_compiled_ones(library, num_candidates):
     for num_tokens in (1, 2, 7, 32, 128, 4096, 65536):
-        for num_heads in (1, 8, 16, 17, 24, 32):
+        for num_heads in (1, 8, 16, 17, 24, 32, 33, 40, 64, 96, 128):
             for sm_count in (1, 78, 132):
                 batch = targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
                 python = (
@@ -48,7 +48,8 @@ def test_predicates():
     assert "sm_90a" in cuda.device_unsupported(device.Device("cuda", "NVIDIA RTX PRO 6000", (12, 0), 188))
     assert "sm_90a" in cuda.device_unsupported(device.Device("cpu", "cpu"))
     assert cuda.shapes_unsupported(Shapes(1, 32, 2048, 528, 100)) is None
-    assert "1-32" in cuda.shapes_unsupported(Shapes(1, 64, 2048, 528, 100))
+    assert cuda.shapes_unsupported(Shapes(1, 128, 2048, 528, 100)) is None  # groups of 32 heads
+    assert "1-128" in cuda.shapes_unsupported(Shapes(1, 129, 2048, 528, 100))
     with pytest.raises(TypeError, match="batch_invariant"):
         cuda.device_unsupported(H200, batch_invariant="yes")
 
@@ -84,7 +85,7 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
 
     assert pick(32, 8) == pick(4096, 32) == "cuda"
     assert pick(1, 8) == pick(31, 16) == "pallas"  # T = 1: Pallas measured faster
-    assert pick(128, 64) == "pallas"  # 33-128 heads: the next kernel family
+    assert pick(128, 64) == pick(32, 128) == "cuda"  # 33-128 heads: groups of 32 heads
     a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)
     assert (
         dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"

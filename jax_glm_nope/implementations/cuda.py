@@ -23,7 +23,7 @@ from .batching import kernel_call
 
 OPTIONS = ("batch_invariant",)
 COMPUTE_CAPABILITY = (9, 0)
-MAX_HEADS = targets.SM90_MAX_HEADS  # family S; 33-128 heads are the next kernel family
+MAX_HEADS = targets.SM90_MAX_HEADS  # 33-128 heads: the wgmma kernel over groups of 32 heads
 
 
 def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | None:
@@ -35,7 +35,7 @@ def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | N
 
 def shapes_unsupported(shapes, **_) -> str | None:
     if shapes.num_heads > MAX_HEADS:
-        return f"the sm_90a kernel serves 1-{MAX_HEADS} heads so far, got H={shapes.num_heads}"
+        return f"the sm_90a kernel serves 1-{MAX_HEADS} heads, got H={shapes.num_heads}"
     return None
 
 

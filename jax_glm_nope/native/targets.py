@@ -153,7 +153,8 @@ def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
 # Mirrors ffi/ours/sm90/params.cuh (tested against the compiled rule).
 SM90_BLOCK_ROWS = 64  # candidates per block
 SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
-SM90_MAX_HEADS = 32
+SM90_MAX_HEADS = 128
+SM90_GROUP_HEADS = 32  # heads per CTA: above, one CTA per group of 32 heads
 
 
 def sm90_splits_of(num_candidates: int, blocks_per_split: int) -> int:
@@ -167,10 +168,12 @@ def sm90_num_splits(num_heads: int, num_candidates: int) -> int:
 
 
 def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, sm_count: int) -> int:
-    """The batch-sized rule: as many splits per token as keep the grid within one wave of
-    resident CTAs (one per SM, two for 9-16 heads), at least one, at most one block each."""
+    """The batch-sized rule: as many splits per token as keep the grid (tokens x splits x
+    head groups of 32) within one wave of resident CTAs (one per SM, two for 9-16 heads),
+    at least one, at most one block each."""
     blocks = -(-num_candidates // SM90_BLOCK_ROWS)
-    target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1)
+    groups = -(-num_heads // SM90_GROUP_HEADS)
+    target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1) // groups
     splits = min(max(target // max(num_tokens, 1), 1), blocks)
     return sm90_splits_of(num_candidates, -(-blocks // splits))
 

@@ -17,7 +17,8 @@ namespace jax_glm_nope::sm90 {
 
 namespace L = layout;
 
-constexpr int kMaxHeads = 32;      // family S
+constexpr int kMaxHeads = 128;     // 33-128 heads: groups of kGroupHeads (head_groups)
+constexpr int kGroupHeads = 32;    // heads per CTA, at most
 constexpr int kBlockRows = 64;     // candidates per pipeline stage
 constexpr int kConsumerWarps = 4;  // = value tiles: warp w owns tile w in the value MMA
 // Consumer warpgroups per CTA: one up to 16 heads (two CTAs per SM), two above (one
@@ -68,9 +69,10 @@ struct SparseMlaParams {
   bool pdl = true;
   // Up to 8 heads: the warp-private kernel (false: the block-shared one, for comparison).
   bool warp_private = true;
-  // 9-32 heads: the wgmma kernel (wgmma_kernel.cuh) instead of the block-shared one. Off
-  // until the H200 runs prove it; the FFI handler does not set it yet.
-  bool wgmma = false;
+  // The wgmma kernel (wgmma_kernel.cuh) from this many heads on (33-128 heads always
+  // take it); below, the block-shared or warp-private kernel. 17: where it measured
+  // faster (run 12); 9 or 33 for comparisons.
+  int wgmma_from_heads = 17;
 };
 
 // ---------------------------------------------------------------------------
@@ -102,13 +104,17 @@ __host__ __device__ constexpr int invariant_num_splits(int heads, int topk) {
 // 232 registers), two for 9-16 heads; above, the 512 x H fp32 value accumulator
 // (4H registers per consumer thread) needs more than half the register file.
 __host__ __device__ constexpr int ctas_per_sm(int heads) { return heads > 8 && heads <= 16 ? 2 : 1; }
+// CTAs per (token, split): one per group of up to 32 heads (the wgmma kernel's second
+// grid dimension; the groups read the same rows, the second from L2).
+__host__ __device__ constexpr int head_groups(int heads) { return (heads + kGroupHeads - 1) / kGroupHeads; }
 // Batch-sized rule (faster, not batch invariant): as many splits per token as keep the
-// grid within one wave of resident CTAs (at least one, at most one block per split),
+// grid (tokens x splits x head groups) within one wave of resident CTAs (at least one,
+// at most one block per split),
 // so that T <= the resident CTAs never runs a second, short wave.
 __host__ __device__ constexpr int batch_num_splits(int tokens, int heads, int topk,
                                                    int sm_count) {
   const int64_t blocks = num_blocks(topk);
-  const int64_t target = int64_t(ctas_per_sm(heads)) * (sm_count > 0 ? sm_count : 1);
+  const int64_t target = int64_t(ctas_per_sm(heads)) * (sm_count > 0 ? sm_count : 1) / head_groups(heads);
   int64_t splits = target / (tokens > 0 ? tokens : 1);
   splits = splits < 1 ? 1 : (splits > blocks ? blocks : splits);
   return splits_of(topk, blocks_per_split_of(topk, int(splits)));

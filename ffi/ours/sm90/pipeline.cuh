@@ -84,17 +84,19 @@ __host__ __device__ constexpr int q_core_offset(int n, int d) {
 // ---------------------------------------------------------------------------
 // q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
 
-// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset).
+// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset). The CTA's
+// heads are h0 .. h0 + nheads - 1 of the token (all of them when nheads < 0).
 template <int HP, int kWarps, bool kCore = false>
 __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
                                           uint8_t* qhat, float* qpre, float* qpost,
-                                          int* bad_head) {
+                                          int* bad_head, int h0 = 0, int nheads = -1) {
+  if (nheads < 0) nheads = p.heads;
   // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
   // the factor is a normal float); the factor goes back into the score factor.
   for (int h = warp; h < HP; h += kWarps) {
     float v[16];
-    if (h < p.heads) {
-      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h) * L::kHeadDim;
+    if (h < nheads) {
+      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h0 + h) * L::kHeadDim;
       const uint4 lo = *reinterpret_cast<const uint4*>(src + lane * 8);
       const uint4 hi = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
       const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};

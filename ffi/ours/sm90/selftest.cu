@@ -278,7 +278,7 @@ void reference(Case& c) {
 // ---------------------------------------------------------------- device runs
 bool g_cp_async = false;  // gather engine for the correctness runs
 bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the warp-private one
-bool g_wgmma = false;  // 9-32 heads: the wgmma kernel instead of the block-shared one
+int g_wgmma_from = 17;  // the launcher's wgmma_from_heads for the correctness runs
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -338,7 +338,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.sm_scale = c.sm_scale;
   p.gather_cp_async = g_cp_async;
   p.warp_private = !g_block_shared;
-  p.wgmma = g_wgmma;
+  p.wgmma_from_heads = g_wgmma_from;
   return p;
 }
 
@@ -466,7 +466,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma ? "[wgmma] " : "")), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_from != 17 ? (g_wgmma_from < 17 ? "[wgmma 9+] " : "[no wgmma] ") : "")), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -586,6 +586,15 @@ struct Reference {
 };
 Reference reference_for(int tokens, int heads, int topk, const char* rule) {
   if (std::string(rule) != "batch") return {0, 0, 0};
+  if (heads == 64 || heads == 128) {  // issue 12's bars and FlashMLA (same harness)
+    const int i = heads == 64 ? 0 : 1;
+    if (topk != 2048) return {0, 0, 0};
+    if (tokens == 128) return {i ? 135.0 : 70.0, 0, i ? 174.7 : 104.8};
+    if (tokens == 32) return {i ? 36.0 : 20.0, 0, i ? 55.2 : 42.1};
+    if (tokens == 1) return {10, 0, i ? 16.8 : 16.6};
+    return {0, 0, 0};
+  }
+  if (heads > 32 || heads % 8) return {0, 0, 0};
   if (topk == 2048) {
     const int i = heads / 8 - 1;  // H = 8, 16, 24, 32
     if (tokens == 128) {
@@ -617,18 +626,18 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   int32_t *idx, *lens;
   __nv_bfloat16* out;
   float *lse, *part_out, *part_lse;
-  const int max_part = 4096 * 6;  // token-splits the scratch holds at H = 32
+  const int max_part = 4096 * 6;  // token-splits the scratch holds at H = 128
   CHECK_CUDA(cudaMalloc(&pool, slots * 656));
-  CHECK_CUDA(cudaMalloc(&q, int64_t(max_tokens) * 32 * 512 * 2));
+  CHECK_CUDA(cudaMalloc(&q, int64_t(max_tokens) * 128 * 512 * 2));
   CHECK_CUDA(cudaMalloc(&idx, int64_t(max_tokens) * max_topk * 4));
   CHECK_CUDA(cudaMalloc(&lens, max_tokens * 4));
-  CHECK_CUDA(cudaMalloc(&out, int64_t(max_tokens) * 32 * 512 * 2));
-  CHECK_CUDA(cudaMalloc(&lse, int64_t(max_tokens) * 32 * 4));
-  CHECK_CUDA(cudaMalloc(&part_out, int64_t(max_part) * 32 * 512 * 4));
-  CHECK_CUDA(cudaMalloc(&part_lse, int64_t(max_part) * 32 * 4));
+  CHECK_CUDA(cudaMalloc(&out, int64_t(max_tokens) * 128 * 512 * 2));
+  CHECK_CUDA(cudaMalloc(&lse, int64_t(max_tokens) * 128 * 4));
+  CHECK_CUDA(cudaMalloc(&part_out, int64_t(max_part) * 128 * 512 * 4));
+  CHECK_CUDA(cudaMalloc(&part_lse, int64_t(max_part) * 128 * 4));
   uint32_t* sink;
   CHECK_CUDA(cudaMalloc(&sink, 4));
-  fill_q<<<1024, 256>>>(q, int64_t(max_tokens) * 32 * 512, 7);
+  fill_q<<<1024, 256>>>(q, int64_t(max_tokens) * 128 * 512, 7);
   CHECK_CUDA(cudaGetLastError());
 
   struct Row {
@@ -637,7 +646,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool cp_async = false;
     bool pdl = true;
     bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
-    bool wgmma = false;         // 9-32 heads: the wgmma kernel
+    bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
+    bool grouped = false;       // 33-128 heads: the launcher's default (wgmma, head groups)
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -663,6 +673,12 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       for (int heads : {16, 24, 32}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, true});
   for (int heads : {16, 32}) rows.push_back({4096, heads, 2176, 528, false, false, true, false, true});
   rows.push_back({128, 32, 2048, 528, true, false, true, false, true});
+  // 33-128 heads: the wgmma kernel over head groups of 32.
+  for (int topk : {2048, 2176})
+    for (int tokens : {1, 8, 32, 128})
+      for (int heads : {64, 128}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, false, true});
+  rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true});
+  rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true});
 
   std::printf("\n");
   int cur_row_bytes = 0, cur_topk = 0;
@@ -681,7 +697,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
       if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
-          r.row_bytes != 528 || r.wgmma != g_wgmma)
+          r.row_bytes != 528 || r.wgmma != (g_wgmma_from < 17))
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
@@ -710,7 +726,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.gather_cp_async = r.cp_async;
     p.pdl = r.pdl;
     p.warp_private = !r.block_shared;
-    p.wgmma = r.wgmma;
+    p.wgmma_from_heads = r.wgmma ? 9 : 33;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -775,7 +791,7 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--profile" && i + 1 < argc)
       profile = argv[++i];
     else if (std::string(argv[i]) == "--wgmma")  // --profile: the wgmma kernel's case
-      g_wgmma = true;
+      g_wgmma_from = 9;
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
   }
@@ -833,13 +849,14 @@ int main(int argc, char** argv) {
     return c;
   };
   const float tame_scale = 1.0f / std::sqrt(512.0f);
-  // Pass 0: the kernels the launcher picks by default; pass 1: the same cases with the
-  // wgmma kernel for 9-32 heads (at most 8 heads run the same kernels again).
-  for (int pass = 0; pass < 2; ++pass) {
-  g_wgmma = pass == 1;
-  std::printf("---- correctness pass %d (%s)\n", pass, g_wgmma ? "wgmma kernel for 9-32 heads" : "default kernels");
+  // Pass 0: the kernels the launcher picks by default (wgmma from 17 heads); pass 1: the
+  // wgmma kernel from 9 heads; pass 2: the block-shared kernels up to 32 heads (at most 8
+  // heads, and above 32, run the same kernels again).
+  for (int pass = 0; pass < 3; ++pass) {
+  g_wgmma_from = pass == 0 ? 17 : (pass == 1 ? 9 : 33);
+  std::printf("---- correctness pass %d (wgmma kernel from %d heads)\n", pass, g_wgmma_from);
   {
-    const int heads[] = {1, 8, 16, 24, 32};
+    const int heads[] = {1, 8, 16, 24, 32, 40, 64, 128};
     for (int h : heads) {
       Case c = make("tame glm-kpool", 6, h, 2176, 528, 50000, tame_scale, kTame, 0);
       correctness_case(c, sm_count);
@@ -859,7 +876,7 @@ int main(int argc, char** argv) {
     Case d = make("K=100, H=5", 4, 5, 100, 656, 1000, tame_scale, kTame, 1);
     correctness_case(d, sm_count);
   }
-  for (int h : {8, 16, 32}) {
+  for (int h : {8, 16, 32, 64}) {
     Case c = make("wide tiles 2^+-12, rows e^+-4", 4, h, 2176, 528, 40000, 1.0f / 4096.0f,
                   kWideTiles, 0);
     correctness_case(c, sm_count);
@@ -872,7 +889,7 @@ int main(int argc, char** argv) {
   // Non-finite referenced input and extremes, one token each: 8 heads (the warp-private
   // kernel), 16 heads (one consumer group) and 32 heads (two groups merged in the CTA),
   // K = 256 (4 blocks) and 2048.
-  for (const int rh : {8, 16, 32})
+  for (const int rh : {8, 16, 32, 96})
   for (const int rk : {256, 2048}) {
     const std::string name = "robustness H=" + std::to_string(rh) + (rk == 2048 ? " K=2048" : "");
     Case c = make(name.c_str(), 6, rh, rk, 528, 5000, tame_scale, kTame, 0);
@@ -920,7 +937,7 @@ int main(int argc, char** argv) {
     }
     correctness_case(c, sm_count);
   }
-  for (const int bh : {8, 16, 32}) {
+  for (const int bh : {8, 16, 32, 64}) {
     // Batch invariance: a token's bits at T = 1 equal its bits inside T = 128.
     Case c = make("batch invariance", 128, bh, 2176, 528, 200000, tame_scale, kTame, 0);
     DeviceCase d;
@@ -971,7 +988,7 @@ int main(int argc, char** argv) {
     g_block_shared = false;
   }
   }  // pass
-  g_wgmma = false;
+  g_wgmma_from = 17;
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 
   if (bench) {

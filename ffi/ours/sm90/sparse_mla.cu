@@ -36,7 +36,7 @@ ffi::Error sparse_mla_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi:
     return e;
   if (shape.heads > kMaxHeads)
     return ffi::Error(ffi::ErrorCode::kUnimplemented,
-                      "the sm_90a sparse-MLA kernel serves 1 <= H <= 32 heads, got H = " +
+                      "the sm_90a sparse-MLA kernel serves 1 <= H <= 128 heads, got H = " +
                           std::to_string(shape.heads));
   const auto lse_dims = part_lse->dimensions();
   if (lse_dims.size() != 3)

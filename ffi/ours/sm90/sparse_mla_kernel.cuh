@@ -1,4 +1,4 @@
-// Family S of our Hopper (sm_90a) sparse-MLA attention: 1 <= H <= 32 heads over
+// Our Hopper (sm_90a) sparse-MLA attention: 1 <= H <= 128 heads over
 // compact FP8 rows. Plain pointers and a params struct, so the FFI handler
 // (sparse_mla.cu) and the standalone selftest (selftest.cu) call the same launcher,
 // defined here. Design, numerics and measurements: docs/cuda_sm90.md.
@@ -9,7 +9,8 @@
 //  - up to 16 heads otherwise: the block-shared kernel with one consumer group
 //    (block_shared_kernel.cuh), two CTAs per SM;
 //  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks;
-//  - with `wgmma` set, 9-32 heads: the wgmma kernel (wgmma_kernel.cuh), same CTAs.
+//  - from `wgmma_from_heads` heads (17 by default) and for 33-128 heads: the wgmma kernel
+//    (wgmma_kernel.cuh), same CTAs; above 32 heads one CTA per group of 32 heads.
 // Every kernel: two producer warps gather each 64-row block with one 528-byte bulk copy
 // per active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
 // rows and are never dereferenced; scores candidates-major with mma.sync m16n8k16 on
@@ -28,7 +29,7 @@
 namespace jax_glm_nope::sm90 {
 
 // ---------------------------------------------------------------------------
-// Launcher. Requires 1 <= heads <= 32, canonical num_splits, blocks_per_split set
+// Launcher. Requires 1 <= heads <= 128, canonical num_splits, blocks_per_split set
 // by blocks_per_split_of, scratch present when num_splits > 1. Returns the first
 // CUDA error; allocates nothing; stream-capturable.
 
@@ -48,7 +49,7 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
       bytes = Smem<1, NP>::kBytes;
     }
   } else {
-    if (p.wgmma) {
+    if (p.heads >= p.wgmma_from_heads || p.heads > kGroupHeads) {
       constexpr int NW = wgmma_stages<NT>();
       kernel = p.gather_cp_async ? sparse_mla_wgmma_kernel<NT, NW, true>
                                  : sparse_mla_wgmma_kernel<NT, NW, false>;
@@ -63,7 +64,7 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(ctas));
+  config.gridDim = dim3(static_cast<unsigned>(ctas), head_groups(p.heads));
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = bytes;
   config.stream = stream;
@@ -83,7 +84,7 @@ inline cudaError_t launch_sparse_mla(const SparseMlaParams& p, cudaStream_t stre
       p.blocks_per_split != blocks_per_split_of(p.topk, p.num_splits) ||
       (p.num_splits > 1 && (!p.part_out || !p.part_lse)))
     return cudaErrorInvalidValue;
-  switch ((p.heads + 7) / 8) {
+  switch ((min(p.heads, kGroupHeads) + 7) / 8) {
     case 1:
       return launch_heads<1>(p, stream);
     case 2:

@@ -1,6 +1,6 @@
-// The wgmma kernel: 9-32 heads, both MMAs as warpgroup MMAs (wgmma) with the converted
-// codes as the register A operand. Behind `SparseMlaParams::wgmma` until the H200 runs
-// prove it (docs/cuda_sm90.md, run 12).
+// The wgmma kernel: 17-128 heads (9-16 on request), both MMAs as warpgroup MMAs (wgmma)
+// with the converted codes as the register A operand; above 32 heads one CTA per group of
+// 32 heads (grid y), the groups reading the same rows (docs/cuda_sm90.md, runs 12-13).
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Same CTA, roles and numerics as the block-shared kernel (one or two consumer
@@ -98,10 +98,20 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 
+// The running maximum with lazy updates: the block's maximum (over the four warps' r)
+// replaces m only when it exceeds m by more than kLazyMax (log2 units), so that O, the
+// sums and the bounds need a rescale in few blocks; probabilities stay <= 2^kLazyMax.
+// Called with the same arguments by every thread that needs a head's maximum.
+constexpr float kLazyMax = 8.0f;
+__device__ __forceinline__ float lazy_max(float m, float4 r) {
+  const float b = fmaxf(fmaxf(r.x, r.y), fmaxf(r.z, r.w));
+  return b > m + kLazyMax ? b : m;
+}
+
 template <int NT, int NS, bool kCpAsync>
 __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
     sparse_mla_wgmma_kernel(const SparseMlaParams p) {
-  static_assert(NT >= 2 && NT <= 4, "9-32 heads");
+  static_assert(NT >= 2 && NT <= 4, "9-32 heads per CTA");
   using S = WSmem<NT, NS>;
   constexpr int NP = S::NP;
   constexpr int NWG = S::kGroups;
@@ -126,15 +136,20 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
 
   // ---------------- consumers ----------------
   if constexpr (NWG == 2) ptx::setmaxnreg_inc<kConsumerRegs>();
-  const int grp = NWG == 1 ? 0 : warp / kConsumerWarps;  // blocks grp, grp + NWG, ...
+  // blocks grp, grp + NWG, ... (a shuffle from lane 0: the compiler then knows it is
+  // warp-uniform and keeps the group's descriptors in uniform registers)
+  const int grp = NWG == 1 ? 0 : __shfl_sync(~0u, warp / kConsumerWarps, 0);
   const int w = warp % kConsumerWarps;                    // rows 16 w.. of the warpgroup MMAs
   const int tid = threadIdx.x % 128;                      // thread in the group
   const GroupView<S> gv(smem + S::kG0 + grp * S::kGroup);
   const int g = lane >> 2;  // fragment row group
   const int q4 = lane & 3;  // heads 8 j + 2 q4 + i in the C layouts
-
+  // This CTA's heads: h0 .. h0 + nh - 1 (above 32 heads, one CTA per group of 32; both
+  // recomputed where used, so that nothing stays live across the block loop).
+  auto first_head = [] { return kGroupHeads * int(blockIdx.y); };
   prepare_q<NP, NWG * kConsumerWarps, true>(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost,
-                                            sm.bad_head);
+                                            sm.bad_head, first_head(),
+                                            min(kGroupHeads, p.heads - first_head()));
   if (tid < NP) {  // the group's state before its first block (parity 1 is read first)
     gv.m[NP + tid] = -INFINITY;
     gv.l[NP + tid] = 0.0f;
@@ -161,9 +176,6 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   // Descriptors: LBO = NP x 16 bytes between the two 8-k cores of a 16-k step.
   const uint64_t q_desc = ptx::smem_desc(sm.qhat, NP * 16, 128);
   const uint64_t u_desc = ptx::smem_desc(gv.ut, NP * 16, 128);
-  float acc[4 * NT];
-#pragma unroll
-  for (int e = 0; e < 4 * NT; ++e) acc[e] = 0.0f;
 
   int it = 0;
   for (int b = grp; b < nblocks; b += NWG, ++it) {
@@ -213,6 +225,11 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
           a[2 * kp + half][3] = e4m3x2_hi_to_f16x2(r[2 * half + 1]);
         }
       }
+      // The tile's accumulator: the first MMA overwrites it (scale-d = 0), so it starts
+      // undefined (an empty asm "defines" it: no moves, nothing live across tiles).
+      float acc[4 * NT];
+#pragma unroll
+      for (int e = 0; e < 4 * NT; ++e) asm volatile("" : "=f"(acc[e]));
       ptx::wgmma_fence();
 #pragma unroll
       for (int s = 0; s < 8; ++s)
@@ -261,11 +278,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
       for (int i = 0; i < 2; ++i) {
         const int h = 8 * j + 2 * q4 + i;
         const float4 r = *reinterpret_cast<const float4*>(gv.red_max + h * 4);
-        float m = m_c[j][i];
-        m = fmaxf(m, r.x);
-        m = fmaxf(m, r.y);
-        m = fmaxf(m, r.z);
-        m = fmaxf(m, r.w);
+        const float m = lazy_max(m_c[j][i], r);
         m_c[j][i] = m;
         const float v0 = sc[4 * j + i], v1 = sc[4 * j + i + 2];
         const float p0 = act_a ? (v0 == m ? 1.0f : ptx::exp2_approx(v0 - m)) : 0.0f;
@@ -294,12 +307,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
     if (tid < 4 * NP) {
       const int t = tid / NP, h = tid % NP;
       const float m_old = gv.m[(par ^ 1) * NP + h];
-      const float4 r = *reinterpret_cast<const float4*>(gv.red_max + h * 4);
-      float m = m_old;  // the same arithmetic as m_c above
-      m = fmaxf(m, r.x);
-      m = fmaxf(m, r.y);
-      m = fmaxf(m, r.z);
-      m = fmaxf(m, r.w);
+      const float m = lazy_max(m_old, *reinterpret_cast<const float4*>(gv.red_max + h * 4));
       const float corr = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
       const float4 rs = *reinterpret_cast<const float4*>(gv.red_sum + h * 4);
       float sum = 0.0f;
@@ -307,24 +315,26 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
       sum = __fadd_rn(sum, rs.y);
       sum = __fadd_rn(sum, rs.z);
       sum = __fadd_rn(sum, rs.w);
-      const float kept = __fmul_rn(gv.l[(par ^ 1) * NP + h], corr);
-      const float l_new = __fadd_rn(kept, sum);
-      const float alpha = l_new > 0.0f ? __fdiv_rn(kept, l_new) : 0.0f;
-      const float rl = l_new > 0.0f ? __fdiv_rn(1.0f, l_new) : 0.0f;  // <= 1
+      const float l_new = __fadd_rn(__fmul_rn(gv.l[(par ^ 1) * NP + h], corr), sum);
       const uint4* rb = reinterpret_cast<const uint4*>(gv.red_big + ((t * NP / 2) + h / 2) * 32);
-      uint32_t mx = 0;
+      uint32_t mx[8];  // a tree over the 32 rows' values
 #pragma unroll
       for (int k = 0; k < 8; ++k) {
         const uint4 x = rb[k];
-        mx = bf16x2_max(mx, bf16x2_max(bf16x2_max(x.x, x.y), bf16x2_max(x.z, x.w)));
+        mx[k] = bf16x2_max(bf16x2_max(x.x, x.y), bf16x2_max(x.z, x.w));
       }
-      const float big = __uint_as_float((h & 1) ? (mx & 0xffff0000u) : (mx << 16)) * rl;
-      const float bound = fmaxf(gv.bound[((par ^ 1) * 4 + t) * NP + h] * alpha, big);
+#pragma unroll
+      for (int n = 4; n > 0; n /= 2)
+#pragma unroll
+        for (int k = 0; k < n; ++k) mx[k] = bf16x2_max(mx[k], mx[k + n]);
+      const float big = __uint_as_float((h & 1) ? (mx[0] & 0xffff0000u) : (mx[0] << 16));
+      const float bound = fmaxf(gv.bound[((par ^ 1) * 4 + t) * NP + h] * corr, big);
       const int f_new = exponent_bound(bound);
       const int d = gv.f[((par ^ 1) * 4 + t) * NP + h] - f_new;
-      // |d| <= 252: two normal powers of two; alpha <= 1 and the product is <= 2.
-      const float factor = alpha * pow2(d / 2) * pow2(d - d / 2);
-      *reinterpret_cast<float2*>(gv.fac + (t * NP + h) * 2) = make_float2(pow2(-f_new) * rl, factor);
+      // |d| <= 252: two normal powers of two; corr <= 1 and the product is <= 2. 1 (no
+      // rescale) unless the maximum or the exponent moved.
+      const float factor = corr * pow2(d / 2) * pow2(d - d / 2);
+      *reinterpret_cast<float2*>(gv.fac + (t * NP + h) * 2) = make_float2(pow2(-f_new), factor);
       gv.bound[(par * 4 + t) * NP + h] = bound;
       gv.f[(par * 4 + t) * NP + h] = f_new;
       if (t == 0) {
@@ -335,9 +345,23 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
     }
     ptx::consumer_sync(grp);  // (3) items
 
-    // ---- rescale O, write U_t^T = (p s_t) 2^-F / l ----
-    const bool rescale = gv.rescale[par] != 0;  // group-uniform
-    if (tid == 0) gv.rescale[par ^ 1] = 0;      // for the next block's items
+    // ---- rescale O (when a maximum or an exponent moved), write U_t^T = (p s_t) 2^-F ----
+    if (gv.rescale[par] != 0) {  // group-uniform: a branch, skipped in most blocks
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const float4 f4 = *reinterpret_cast<const float4*>(gv.fac + (t * NP + 8 * j + 2 * q4) * 2);
+#pragma unroll
+          for (int m2 = 0; m2 < 2; ++m2) {
+            o[2 * t + m2][4 * j + 0] *= f4.y;
+            o[2 * t + m2][4 * j + 2] *= f4.y;
+            o[2 * t + m2][4 * j + 1] *= f4.w;
+            o[2 * t + m2][4 * j + 3] *= f4.w;
+          }
+        }
+    }
+    if (tid == 0) gv.rescale[par ^ 1] = 0;  // for the next block's items
 #pragma unroll
     for (int t0 = 0; t0 < 4; t0 += 2)
 #pragma unroll
@@ -348,15 +372,6 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
           const int t = t0 + k;
           // (U factor, rescale) of heads 8 j + 2 q4 and + 1
           const float4 f4 = *reinterpret_cast<const float4*>(gv.fac + (t * NP + 8 * j + 2 * q4) * 2);
-          if (rescale) {
-#pragma unroll
-            for (int m2 = 0; m2 < 2; ++m2) {
-              o[2 * t + m2][4 * j + 0] *= f4.y;
-              o[2 * t + m2][4 * j + 2] *= f4.y;
-              o[2 * t + m2][4 * j + 1] *= f4.w;
-              o[2 * t + m2][4 * j + 3] *= f4.w;
-            }
-          }
           u[k][0] = pack_f16x2((sc[4 * j + 0] * s_a[t]) * f4.x, (sc[4 * j + 1] * s_a[t]) * f4.z);
           u[k][1] = pack_f16x2((sc[4 * j + 2] * s_b[t]) * f4.x, (sc[4 * j + 3] * s_b[t]) * f4.z);
         }
@@ -407,30 +422,20 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   ptx::all_consumers_sync<NWG>();  // every block consumed: the row ring is free
   // The group's final state: parity (blocks done + 1) & 1 (1, the initial state, for none).
   const int fin = (it & 1) ^ 1;
-  float l_c[NT][2];
-#pragma unroll
-  for (int j = 0; j < NT; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i) l_c[j][i] = gv.l[fin * NP + 8 * j + 2 * q4 + i];
-  int f_c[4][NT][2];
-#pragma unroll
-  for (int t = 0; t < 4; ++t)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int i = 0; i < 2; ++i) f_c[t][j][i] = gv.f[(fin * 4 + t) * NP + 8 * j + 2 * q4 + i];
   if constexpr (NWG == 2) {
     if (nblocks <= 1 && grp == 1) return;  // group 1 saw nothing: no merge
   }
-  if (NWG == 2 && nblocks > 1) {  // CTA-uniform
-    float* xchg = reinterpret_cast<float*>(sm.rows) + w * (S::kXchgFloats * 32) + lane;
+  const bool merge = NWG == 2 && nblocks > 1;  // CTA-uniform
+  float* xchg = reinterpret_cast<float*>(sm.rows) + w * (S::kXchgFloats * 32) + lane;
+  if (merge) {
+    // Group 1 hands its state to the same (warp, lane) of group 0 through the row ring.
     if (grp == 1) {
 #pragma unroll
       for (int j = 0; j < NT; ++j)
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
           xchg[(32 * NT + 4 * j + 2 * i) * 32] = m_c[j][i];
-          xchg[(32 * NT + 4 * j + 2 * i + 1) * 32] = l_c[j][i];
+          xchg[(32 * NT + 4 * j + 2 * i + 1) * 32] = gv.l[fin * NP + 8 * j + 2 * q4 + i];
         }
 #pragma unroll
       for (int mt = 0; mt < 8; ++mt)
@@ -439,60 +444,66 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
     }
     ptx::all_consumers_sync<NWG>();
     if (grp == 1) return;
-    const GroupView<S> g1(smem + S::kG0 + S::kGroup);
-    const int fin1 = ((nblocks / 2) & 1) ^ 1;  // group 1 did nblocks / 2 blocks
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int h = 8 * j + 2 * q4 + i;
-        const float m0 = m_c[j][i], l0 = l_c[j][i];
-        const float m1 = xchg[(32 * NT + 4 * j + 2 * i) * 32];
-        const float l1 = xchg[(32 * NT + 4 * j + 2 * i + 1) * 32];
-        const float m = fmaxf(m0, m1);
-        const float k0 = l0 * (m0 == m ? 1.0f : ptx::exp2_approx(m0 - m));
-        const float k1 = l1 * (m1 == m ? 1.0f : ptx::exp2_approx(m1 - m));
-        const float l = k0 + k1;
-        const float r0 = l > 0.0f ? __fdiv_rn(k0, l) : 0.0f;
-        const float r1 = l > 0.0f ? __fdiv_rn(k1, l) : 0.0f;
-#pragma unroll
-        for (int t = 0; t < 4; ++t) {
-          const int f0 = f_c[t][j][i], f1 = g1.f[(fin1 * 4 + t) * NP + h];
-          const int f = max(f0, f1);
-          const int d0 = f0 - f, d1 = f1 - f;  // in [-252, 0]
-          const float w0 = r0 * pow2(d0 / 2) * pow2(d0 - d0 / 2);
-          const float w1 = r1 * pow2(d1 / 2) * pow2(d1 - d1 / 2);
-#pragma unroll
-          for (int m2 = 0; m2 < 2; ++m2) {
-            const int mt = 2 * t + m2;
-            o[mt][4 * j + i] = o[mt][4 * j + i] * w0 + xchg[(mt * 4 * NT + 4 * j + i) * 32] * w1;
-            o[mt][4 * j + i + 2] =
-                o[mt][4 * j + i + 2] * w0 + xchg[(mt * 4 * NT + 4 * j + i + 2) * 32] * w1;
-          }
-          f_c[t][j][i] = f;
-        }
-        m_c[j][i] = m;
-        l_c[j][i] = l;
-      }
   }
+  // Group 0 merges the two running means like the split combine (weights l_g 2^(m_g - M),
+  // 1 where m_g == M), per tile in units of 2^max(f_0, f_1), head by head, and stores.
+  const GroupView<S> g1(smem + S::kG0 + (NWG == 2 ? S::kGroup : 0));
+  const int fin1 = ((nblocks / 2) & 1) ^ 1;  // group 1 did nblocks / 2 blocks
   const bool any_bad_scale = *sm.bad_all != 0;
+  const int h0 = first_head(), nh = min(kGroupHeads, p.heads - h0);
+  // token and split again, from a fresh read of the CTA index (volatile: not merged with
+  // the first read, so nothing is kept, or spilled, across the block loop)
+  uint32_t cta;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
+  const int token_here = int(cta) / p.num_splits, split_here = int(cta) % p.num_splits;
 #pragma unroll
   for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int h = 8 * j + 2 * q4 + i;
-      if (h >= p.heads) continue;
-      const float l = l_c[j][i];
+      if (h >= nh) continue;
+      // O is a running sum (in units of 2^f per tile): out = O 2^f / l; merged, the two
+      // groups' sums weighted by 2^(m_g - M) and l = l_0 2^(m_0 - M) + l_1 2^(m_1 - M).
+      float m = m_c[j][i], l = gv.l[fin * NP + h], c0 = 1.0f, c1 = 0.0f;
+      if (merge) {
+        const float m0 = m, l0 = l;
+        const float m1 = xchg[(32 * NT + 4 * j + 2 * i) * 32];
+        const float l1 = xchg[(32 * NT + 4 * j + 2 * i + 1) * 32];
+        m = fmaxf(m0, m1);
+        c0 = m0 == m ? 1.0f : ptx::exp2_approx(m0 - m);
+        c1 = m1 == m ? 1.0f : ptx::exp2_approx(m1 - m);
+        l = l0 * c0 + l1 * c1;
+      }
+      const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
+      const float r0 = c0 * rl, r1 = c1 * rl;
       // A NaN sum: a NaN score was seen; otherwise non-finite referenced input poisons the
       // head (never the empty sentinel).
       const bool bad = isnan(l) || (l > 0.0f && (sm.bad_head[h] != 0 || any_bad_scale));
-      const float lse2 = l > 0.0f ? m_c[j][i] + log2f(l) : -INFINITY;
+      const float lse2 = l > 0.0f ? m + log2f(l) : -INFINITY;
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
-        const float v[2][2] = {{o[2 * t][4 * j + i], o[2 * t][4 * j + i + 2]},
-                               {o[2 * t + 1][4 * j + i], o[2 * t + 1][4 * j + i + 2]}};
-        store_head_at<2>(p, token, split, h, 128 * t + 16 * w, 64, g, v, pow2(f_c[t][j][i]), lse2,
-                         bad, t == 0 && w == 0 && g == 0);
+        int f = gv.f[(fin * 4 + t) * NP + h];
+        float v[2][2];
+#pragma unroll
+        for (int m2 = 0; m2 < 2; ++m2) {
+          v[m2][0] = o[2 * t + m2][4 * j + i] * r0;
+          v[m2][1] = o[2 * t + m2][4 * j + i + 2] * r0;
+        }
+        if (merge) {
+          const int f0 = f, f1 = g1.f[(fin1 * 4 + t) * NP + h];
+          f = max(f0, f1);
+          const int d0 = f0 - f, d1 = f1 - f;  // in [-252, 0]: two normal powers of two
+          const float w0 = pow2(d0 / 2) * pow2(d0 - d0 / 2);
+          const float w1 = r1 * pow2(d1 / 2) * pow2(d1 - d1 / 2);
+#pragma unroll
+          for (int m2 = 0; m2 < 2; ++m2) {
+            const int mt = 2 * t + m2;
+            v[m2][0] = v[m2][0] * w0 + xchg[(mt * 4 * NT + 4 * j + i) * 32] * w1;
+            v[m2][1] = v[m2][1] * w0 + xchg[(mt * 4 * NT + 4 * j + i + 2) * 32] * w1;
+          }
+        }
+        store_head_at<2>(p, token_here, split_here, h0 + h, 128 * t + 16 * w, 64, g, v, pow2(f), lse2, bad,
+                         t == 0 && w == 0 && g == 0);
       }
     }
 }
