@@ -69,10 +69,14 @@ struct SparseMlaParams {
   bool pdl = true;
   // Up to 8 heads: the warp-private kernel (false: the block-shared one, for comparison).
   bool warp_private = true;
-  // The wgmma kernel (wgmma_kernel.cuh) from this many heads on (33-128 heads always
-  // take it); below, the block-shared or warp-private kernel. 17: where it measured
-  // faster (run 12); 9 or 33 for comparisons.
+  // The wgmma kernel (wgmma_kernel.cuh) from `wgmma_from_heads` heads on, for splits of
+  // at least `wgmma_min_blocks` blocks (33-128 heads always take it); otherwise the
+  // block-shared or warp-private kernel. 17 heads and 4 blocks: where it measured faster
+  // (runs 12-13: with 1-2 blocks per split, T <= 8 at K = 2048 under the batch rule, its
+  // fixed cost per CTA made it 1.6-4.8 us slower). The choice depends on (H, K, splits)
+  // only, so the invariant split rule keeps a token's bits independent of the batch.
   int wgmma_from_heads = 17;
+  int wgmma_min_blocks = 4;  // = kWgmmaMinBlocks (1 for comparisons)
 };
 
 // ---------------------------------------------------------------------------

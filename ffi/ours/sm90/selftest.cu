@@ -339,6 +339,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.gather_cp_async = g_cp_async;
   p.warp_private = !g_block_shared;
   p.wgmma_from_heads = g_wgmma_from;
+  p.wgmma_min_blocks = g_wgmma_from < 17 ? 1 : 4;  // pass 1: the wgmma kernel at any split
   return p;
 }
 
@@ -585,7 +586,7 @@ struct Reference {
   double bar, run3, flashmla;
 };
 Reference reference_for(int tokens, int heads, int topk, const char* rule) {
-  if (std::string(rule) != "batch") return {0, 0, 0};
+  if (std::string(rule) != "batch" && std::string(rule) != "default") return {0, 0, 0};
   if (heads == 64 || heads == 128) {  // issue 12's bars and FlashMLA (same harness)
     const int i = heads == 64 ? 0 : 1;
     if (topk != 2048) return {0, 0, 0};
@@ -647,7 +648,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool pdl = true;
     bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
     bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
-    bool grouped = false;       // 33-128 heads: the launcher's default (wgmma, head groups)
+    bool grouped = false;       // the launcher's defaults (33-128 heads: wgmma, head groups)
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -679,6 +680,11 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       for (int heads : {64, 128}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, false, true});
   rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true});
   rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true});
+  // T = 16 (4 blocks per split at K = 2048): the default choice at the threshold.
+  for (int heads : {24, 32, 64}) {
+    rows.push_back({16, heads, 2048, 528, false, false, true, false, false, true});
+    if (heads <= 32) rows.push_back({16, heads, 2048, 528, false});
+  }
 
   std::printf("\n");
   int cur_row_bytes = 0, cur_topk = 0;
@@ -726,7 +732,10 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.gather_cp_async = r.cp_async;
     p.pdl = r.pdl;
     p.warp_private = !r.block_shared;
-    p.wgmma_from_heads = r.wgmma ? 9 : 33;
+    // wgmma rows force the wgmma kernel; default rows take the launcher's defaults; the
+    // others run the kernels of run 11 (the wgmma kernel only above 32 heads).
+    p.wgmma_from_heads = r.wgmma ? 9 : (r.grouped ? 17 : 33);
+    p.wgmma_min_blocks = r.wgmma ? 1 : 4;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -738,7 +747,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
+        r.grouped ? "default"
+        : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
         : r.cp_async ? "batch+cpas"
                      : (r.invariant ? "invariant"
                                     : (r.block_shared ? "batch,shared" : (r.pdl ? "batch" : "batch,nopdl")));

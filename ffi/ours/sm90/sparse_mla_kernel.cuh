@@ -9,8 +9,9 @@
 //  - up to 16 heads otherwise: the block-shared kernel with one consumer group
 //    (block_shared_kernel.cuh), two CTAs per SM;
 //  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks;
-//  - from `wgmma_from_heads` heads (17 by default) and for 33-128 heads: the wgmma kernel
-//    (wgmma_kernel.cuh), same CTAs; above 32 heads one CTA per group of 32 heads.
+//  - from `wgmma_from_heads` heads (17 by default) with splits of at least
+//    `wgmma_min_blocks` blocks (4), and for 33-128 heads: the wgmma kernel (wgmma_kernel.cuh),
+//    same CTAs; above 32 heads one CTA per group of 32 heads.
 // Every kernel: two producer warps gather each 64-row block with one 528-byte bulk copy
 // per active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
 // rows and are never dereferenced; scores candidates-major with mma.sync m16n8k16 on
@@ -49,7 +50,8 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
       bytes = Smem<1, NP>::kBytes;
     }
   } else {
-    if (p.heads >= p.wgmma_from_heads || p.heads > kGroupHeads) {
+    if ((p.heads >= p.wgmma_from_heads && p.blocks_per_split >= p.wgmma_min_blocks) ||
+        p.heads > kGroupHeads) {
       constexpr int NW = wgmma_stages<NT>();
       kernel = p.gather_cp_async ? sparse_mla_wgmma_kernel<NT, NW, true>
                                  : sparse_mla_wgmma_kernel<NT, NW, false>;

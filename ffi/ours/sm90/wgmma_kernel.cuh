@@ -38,8 +38,11 @@ struct WSmem {
   static constexpr int kU = 0;
   static constexpr int kRedMax = kU + 4 * kUTile;  // [head][warp] float
   static constexpr int kRedSum = kRedMax + NP * 4 * 4;
-  static constexpr int kRedBig = kRedSum + NP * 4 * 4;  // [tile][head pair][warp, row] bf16x2
-  static constexpr int kFac = kRedBig + 4 * (NP / 2) * 32 * 4;  // [tile][head] (U factor, rescale)
+  // [tile][head pair][warp, row] bf16x2, kBigStride words per head pair (32 + 4: the
+  // items' 16-byte reads of consecutive pairs start 4 banks apart, not in one bank)
+  static constexpr int kBigStride = 36;
+  static constexpr int kRedBig = kRedSum + NP * 4 * 4;
+  static constexpr int kFac = kRedBig + 4 * (NP / 2) * kBigStride * 4;  // [tile][head] (U factor, rescale)
   static constexpr int kM = kFac + 4 * NP * 8;                 // [parity][head]
   static constexpr int kL = kM + 2 * NP * 4;                   // [parity][head]
   static constexpr int kBound = kL + 2 * NP * 4;               // [parity][tile][head]
@@ -299,7 +302,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
       for (int j = 0; j < NT; ++j) {
         const float b0 = fmaxf(fabsf(sc[4 * j] * s_a[t]), fabsf(sc[4 * j + 2] * s_b[t]));
         const float b1 = fmaxf(fabsf(sc[4 * j + 1] * s_a[t]), fabsf(sc[4 * j + 3] * s_b[t]));
-        gv.red_big[((t * NP / 2) + 4 * j + q4) * 32 + 8 * w + g] = pack_bf16x2(b0, b1);
+        gv.red_big[((t * NP / 2) + 4 * j + q4) * S::kBigStride + 8 * w + g] = pack_bf16x2(b0, b1);
       }
     ptx::consumer_sync(grp);  // (2) sums and bounds
 
@@ -316,7 +319,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
       sum = __fadd_rn(sum, rs.z);
       sum = __fadd_rn(sum, rs.w);
       const float l_new = __fadd_rn(__fmul_rn(gv.l[(par ^ 1) * NP + h], corr), sum);
-      const uint4* rb = reinterpret_cast<const uint4*>(gv.red_big + ((t * NP / 2) + h / 2) * 32);
+      const uint4* rb = reinterpret_cast<const uint4*>(gv.red_big + ((t * NP / 2) + h / 2) * S::kBigStride);
       uint32_t mx[8];  // a tree over the 32 rows' values
 #pragma unroll
       for (int k = 0; k < 8; ++k) {
