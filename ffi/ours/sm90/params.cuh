@@ -71,11 +71,12 @@ struct SparseMlaParams {
   bool warp_private = true;
   // The wgmma kernel (wgmma_kernel.cuh) from `wgmma_from_heads` heads on, for splits of
   // at least `wgmma_min_blocks` blocks (33-128 heads always take it); otherwise the
-  // block-shared or warp-private kernel. 17 heads and 4 blocks: where it measured faster
-  // (runs 12-13: with 1-2 blocks per split, T <= 8 at K = 2048 under the batch rule, its
-  // fixed cost per CTA made it 1.6-4.8 us slower). The choice depends on (H, K, splits)
+  // block-shared or warp-private kernel. 9 heads and 4 blocks: where it measured faster
+  // (runs 12-14: 8-27% at 16-32 heads from 4 blocks per split; with 1-2 blocks per split,
+  // T <= 8 at K = 2048 under the batch rule, its fixed cost per CTA made it 0.4-4.8 us
+  // slower). The choice depends on (H, K, splits)
   // only, so the invariant split rule keeps a token's bits independent of the batch.
-  int wgmma_from_heads = 17;
+  int wgmma_from_heads = 9;
   int wgmma_min_blocks = 4;  // = kWgmmaMinBlocks (1 for comparisons)
 };
 

@@ -278,7 +278,8 @@ void reference(Case& c) {
 // ---------------------------------------------------------------- device runs
 bool g_cp_async = false;  // gather engine for the correctness runs
 bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the warp-private one
-int g_wgmma_from = 17;  // the launcher's wgmma_from_heads for the correctness runs
+int g_wgmma_from = 9;  // the launcher's wgmma_from_heads / _min_blocks for the correctness runs
+int g_wgmma_min = 4;
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -339,7 +340,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.gather_cp_async = g_cp_async;
   p.warp_private = !g_block_shared;
   p.wgmma_from_heads = g_wgmma_from;
-  p.wgmma_min_blocks = g_wgmma_from < 17 ? 1 : 4;  // pass 1: the wgmma kernel at any split
+  p.wgmma_min_blocks = g_wgmma_min;
   return p;
 }
 
@@ -467,7 +468,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_from != 17 ? (g_wgmma_from < 17 ? "[wgmma 9+] " : "[no wgmma] ") : "")), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -703,7 +704,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
       if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
-          r.row_bytes != 528 || r.wgmma != (g_wgmma_from < 17))
+          r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1))
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
@@ -734,7 +735,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.warp_private = !r.block_shared;
     // wgmma rows force the wgmma kernel; default rows take the launcher's defaults; the
     // others run the kernels of run 11 (the wgmma kernel only above 32 heads).
-    p.wgmma_from_heads = r.wgmma ? 9 : (r.grouped ? 17 : 33);
+    p.wgmma_from_heads = r.wgmma || r.grouped ? 9 : 33;
     p.wgmma_min_blocks = r.wgmma ? 1 : 4;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
@@ -801,7 +802,7 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--profile" && i + 1 < argc)
       profile = argv[++i];
     else if (std::string(argv[i]) == "--wgmma")  // --profile: the wgmma kernel's case
-      g_wgmma_from = 9;
+      g_wgmma_min = 1;
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
   }
@@ -859,12 +860,14 @@ int main(int argc, char** argv) {
     return c;
   };
   const float tame_scale = 1.0f / std::sqrt(512.0f);
-  // Pass 0: the kernels the launcher picks by default (wgmma from 17 heads); pass 1: the
-  // wgmma kernel from 9 heads; pass 2: the block-shared kernels up to 32 heads (at most 8
-  // heads, and above 32, run the same kernels again).
+  // Pass 0: the kernels the launcher picks by default (wgmma from 9 heads and 4 blocks per
+  // split); pass 1: the wgmma kernel from 9 heads at any split; pass 2: the block-shared
+  // kernels up to 32 heads (at most 8 heads, and above 32, run the same kernels again).
   for (int pass = 0; pass < 3; ++pass) {
-  g_wgmma_from = pass == 0 ? 17 : (pass == 1 ? 9 : 33);
-  std::printf("---- correctness pass %d (wgmma kernel from %d heads)\n", pass, g_wgmma_from);
+  g_wgmma_from = pass == 2 ? 33 : 9;
+  g_wgmma_min = pass == 1 ? 1 : 4;
+  std::printf("---- correctness pass %d (wgmma kernel from %d heads, %d blocks per split)\n", pass,
+              g_wgmma_from, g_wgmma_min);
   {
     const int heads[] = {1, 8, 16, 24, 32, 40, 64, 128};
     for (int h : heads) {
@@ -998,7 +1001,8 @@ int main(int argc, char** argv) {
     g_block_shared = false;
   }
   }  // pass
-  g_wgmma_from = 17;
+  g_wgmma_from = 9;
+  g_wgmma_min = 4;
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 
   if (bench) {
