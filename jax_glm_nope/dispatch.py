@@ -50,11 +50,11 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (docs/h200_results.md: runs 3 and 4 of the benchmark, same harness) our
-# sm_90a kernel beats the Pallas kernel at every measured shape with T >= 32 (decode
-# b=32 and 128, prefill T=4096: 1.4-3.3x at 8-16 heads, 2-2.9x at 24-32) and loses at
-# T = 1 (20.6-25.6 vs 16.5-24.3 us); T = 2..31 was not measured side by side and stays
-# with Pallas.
+# On the H200 (docs/h200_results.md: runs 3, 4, 11 and 15 of the benchmark, same harness)
+# our sm_90a kernels beat the Pallas kernel at every measured shape with T >= 32 (run 15,
+# decode b=32 and 128 and prefill T=4096: 2.0-4.2x at 8-32 heads, 1.6-2.1x at 64-128) and
+# are level or slower at T = 1 (0.68-1.07x); T = 8 is mixed (0.99-1.5x) and T = 2..31
+# stays with Pallas.
 CUDA_MIN_TOKENS = 32
 
 

@@ -1,9 +1,9 @@
-"""The ``cuda`` implementation: this project's own Hopper (sm_90a) sparse-MLA kernel
-through the native library (family S, 1-32 heads). Design and measurements:
-docs/cuda_sm90.md.
+"""The ``cuda`` implementation: this project's own Hopper (sm_90a) sparse-MLA kernels
+through the native library (1-128 heads; above 32, one CTA per group of 32 heads).
+Design and measurements: docs/cuda_sm90.md.
 
-``implementation=None`` takes it on Hopper for 1-32 heads from T >= 32, where it was
-measured faster than the Pallas kernel (``dispatch.CUDA_MIN_TOKENS``).
+``implementation=None`` takes it on Hopper from T >= 32 at every head count, where it was
+measured faster than the Pallas kernel (``dispatch.CUDA_MIN_TOKENS``; run 15: 1.6-4.2x).
 
 Option ``batch_invariant`` (default False): split the candidates by a rule of (H, K)
 only, so a token's bits do not depend on the other tokens of the call (decode, verify
