@@ -229,7 +229,7 @@ def test_empty_batch_lowers_without_a_call(on, implementation):
 
 
 @pytest.mark.parametrize("batch_invariant", [False, True], ids=["batch_sized", "invariant"])
-@pytest.mark.parametrize("num_heads", [1, 8, 16, 24, 32])
+@pytest.mark.parametrize("num_heads", [1, 8, 16, 24, 32, 40, 64, 128])  # above 32: head groups
 @pytest.mark.parametrize("num_tokens", [1, 64, 65, 4096])
 def test_cuda_custom_call(on, num_tokens, num_heads, batch_invariant):
     on(H200)
