@@ -122,6 +122,21 @@ def test_cases_round_trip_and_defaults():
     assert cases.Case("decode", 1, 8, 2048).io_bytes(2048) == 2048 * 528 + 2 * 8 * 512 * 2
 
 
+def test_hopper_presets_are_both_issues_matrices():
+    decode = {
+        (c.tokens, c.heads, c.candidates, c.holes)
+        for c in cases.parse_cases("hopper-k2048,hopper-holes")
+        if c.mode == "decode"
+    }
+    assert decode == {
+        (b, h, k, k == 2176) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32, 64, 128) for k in (2048, 2176)
+    }
+    prefill = [c for c in cases.parse_cases("hopper-holes") if c.mode == "prefill"]
+    assert [(c.tokens, c.heads, c.candidates, c.holes) for c in prefill] == [
+        (4096, h, 2176, True) for h in (16, 32, 64, 128)
+    ]
+
+
 def test_inputs_glm_rows_and_rotations():
     case = cases.Case("decode", 3, 8, 2176, holes=True)
     assert cases.default_rotations(case) > 10  # b=3: many index sets so calls miss L2
