@@ -115,7 +115,7 @@ def _grid(holes: bool, quick: bool = False) -> list[Case]:
 
 
 def _family_s(holes: bool) -> list[Case]:
-    """Our Hopper kernel's 1-32 heads: b in 1, 8, 32, 128 x H in 8, 16, 24, 32, and with
+    """Part 1 of our Hopper kernel (1-32 heads): b in 1, 8, 32, 128 x H in 8, 16, 24, 32, and with
     holes prefill T=4096 x H in 16, 32."""
     k = 2176 if holes else 2048
     cases = [Case("decode", b, h, k, holes) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32)]

@@ -1,5 +1,5 @@
 // Our SM90 (Hopper, sm_90a) sparse-MLA attention, implementation="cuda": the XLA FFI
-// handler over the family-S kernel (1 <= H <= 32) of sparse_mla_kernel.cuh.
+// handler over the kernels of sparse_mla_kernel.cuh (1 <= H <= 128).
 //
 // Results: out [T, H, 512] bf16, lse [T, H] f32, then the split scratch part_out
 // f32 [T, P, H, 512] and part_lse f32 [T, P, H] with P = scratch_splits(S): S splits
