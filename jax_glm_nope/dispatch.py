@@ -54,8 +54,8 @@ class Entry:
 # our sm_90a kernels beat the Pallas kernel at every measured shape with T >= 32 (run 15,
 # decode b=32 and 128 and prefill T=4096: 2.0-4.2x at 8-32 heads, 1.6-2.1x at 64-128),
 # at T = 8 they are faster or level at every head count (run 15: 1.30-1.54x, 1.00x at
-# 16 heads), and at T = 1 level or slower (0.68-1.07x); T = 9..31 lies between two
-# measured wins, T = 2..7 was not measured and stays with Pallas.
+# 16 heads), and at T = 1 mixed (0.74-1.20x: slower at 16, 64 and 128 heads); T = 9..31
+# lies between two measured wins, T = 2..7 was not measured and stays with Pallas.
 CUDA_MIN_TOKENS = 8
 
 
