@@ -74,10 +74,10 @@ struct SparseMlaParams {
   // block-shared or warp-private kernel. 9 heads and 4 blocks: where it measured faster
   // (runs 12-14: 8-27% at 16-32 heads from 4 blocks per split; with 1-2 blocks per split,
   // T <= 8 at K = 2048 under the batch rule, its fixed cost per CTA made it 0.4-4.8 us
-  // slower). The choice depends on (H, K, splits)
-  // only, so the invariant split rule keeps a token's bits independent of the batch.
+  // slower). The choice depends on (H, K, splits) only, so the invariant split rule keeps
+  // a token's bits independent of the batch. (The selftest sets 33 / 1 for comparisons.)
   int wgmma_from_heads = 9;
-  int wgmma_min_blocks = 4;  // = kWgmmaMinBlocks (1 for comparisons)
+  int wgmma_min_blocks = 4;
 };
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-// The wgmma kernel: 17-128 heads (9-16 on request), both MMAs as warpgroup MMAs (wgmma)
-// with the converted codes as the register A operand; above 32 heads one CTA per group of
-// 32 heads (grid y), the groups reading the same rows (docs/cuda_sm90.md, runs 12-13).
+// The wgmma kernel: 9-128 heads (splits of 4 blocks or more, see SparseMlaParams), both
+// MMAs as warpgroup MMAs (wgmma) with the converted codes as the register A operand; above
+// 32 heads one CTA per group of 32 heads (grid y), the groups reading the same rows
+// (docs/cuda_sm90.md, "The wgmma kernel" and runs 12-15).
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Same CTA, roles and numerics as the block-shared kernel (one or two consumer
@@ -13,8 +14,8 @@
 //    quantities (running sum, weighted-scale bound, exponent, rescale and U factors)
 //    computed once per (tile, head) by one thread ("items") instead of by every thread
 //    that holds the head;
-//  - U_t^T = p s_t 2^-F / l (fp16) written to shared memory by stmatrix.trans, one
-//    64 x N matrix per tile;
+//  - U_t^T = p s_t 2^-F (fp16; O is a running sum, divided by l at the end) written to
+//    shared memory by stmatrix.trans, one 64 x N matrix per tile;
 //  - values O^T[64-dim M-tile, N] += V^T . U_t^T as one warpgroup MMA per M-tile and 16
 //    candidates: A = the codes transposed (ldmatrix.trans + byte permute + cvt), B = U_t^T.
 // Four group barriers per block (maxima; sums and bounds; items; U^T).
