@@ -278,8 +278,11 @@ void reference(Case& c) {
 // ---------------------------------------------------------------- device runs
 bool g_cp_async = false;  // gather engine for the correctness runs
 bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the warp-private one
-int g_wgmma_from = 9;  // the launcher's wgmma_from_heads / _min_blocks for the correctness runs
-int g_wgmma_min = 4;
+// The launcher's kernel choice for the correctness runs (SparseMlaParams' defaults unless
+// a pass overrides them).
+const sm90::SparseMlaParams kDefaultParams{};
+int g_wgmma_from = kDefaultParams.wgmma_from_heads;
+int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -649,7 +652,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool pdl = true;
     bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
     bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
-    bool grouped = false;       // the launcher's defaults (33-128 heads: wgmma, head groups)
+    bool defaults = false;      // the launcher's default kernel choice (33-128 heads: wgmma, head groups)
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -735,8 +738,10 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.warp_private = !r.block_shared;
     // wgmma rows force the wgmma kernel; default rows take the launcher's defaults; the
     // others run the kernels of run 11 (the wgmma kernel only above 32 heads).
-    p.wgmma_from_heads = r.wgmma || r.grouped ? 9 : 33;
-    p.wgmma_min_blocks = r.wgmma ? 1 : 4;
+    if (!r.defaults) {
+      p.wgmma_from_heads = r.wgmma ? 9 : 33;
+      p.wgmma_min_blocks = r.wgmma ? 1 : kDefaultParams.wgmma_min_blocks;
+    }
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -748,7 +753,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.grouped ? "default"
+        r.defaults ? "default"
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
         : r.cp_async ? "batch+cpas"
                      : (r.invariant ? "invariant"
@@ -864,8 +869,8 @@ int main(int argc, char** argv) {
   // split); pass 1: the wgmma kernel from 9 heads at any split; pass 2: the block-shared
   // kernels up to 32 heads (at most 8 heads, and above 32, run the same kernels again).
   for (int pass = 0; pass < 3; ++pass) {
-  g_wgmma_from = pass == 2 ? 33 : 9;
-  g_wgmma_min = pass == 1 ? 1 : 4;
+  g_wgmma_from = pass == 2 ? 33 : kDefaultParams.wgmma_from_heads;
+  g_wgmma_min = pass == 1 ? 1 : kDefaultParams.wgmma_min_blocks;
   std::printf("---- correctness pass %d (wgmma kernel from %d heads, %d blocks per split)\n", pass,
               g_wgmma_from, g_wgmma_min);
   {
@@ -1001,8 +1006,8 @@ int main(int argc, char** argv) {
     g_block_shared = false;
   }
   }  // pass
-  g_wgmma_from = 9;
-  g_wgmma_min = 4;
+  g_wgmma_from = kDefaultParams.wgmma_from_heads;
+  g_wgmma_min = kDefaultParams.wgmma_min_blocks;
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 
   if (bench) {
