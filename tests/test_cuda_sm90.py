@@ -48,7 +48,7 @@ def test_predicates():
     assert "sm_90a" in cuda.device_unsupported(device.Device("cuda", "NVIDIA RTX PRO 6000", (12, 0), 188))
     assert "sm_90a" in cuda.device_unsupported(device.Device("cpu", "cpu"))
     assert cuda.shapes_unsupported(Shapes(1, 32, 2048, 528, 100)) is None
-    assert cuda.shapes_unsupported(Shapes(1, 128, 2048, 528, 100)) is None  # groups of 32 heads
+    assert cuda.shapes_unsupported(Shapes(1, 128, 2048, 528, 100)) is None  # groups of 64 heads
     assert "1-128" in cuda.shapes_unsupported(Shapes(1, 129, 2048, 528, 100))
     with pytest.raises(TypeError, match="batch_invariant"):
         cuda.device_unsupported(H200, batch_invariant="yes")
@@ -85,7 +85,7 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
 
     assert pick(8, 16) == pick(31, 8) == pick(32, 8) == pick(4096, 32) == "cuda"
     assert pick(1, 8) == pick(7, 16) == "pallas"  # T = 1: Pallas measured faster or level
-    assert pick(128, 64) == pick(32, 128) == "cuda"  # 33-128 heads: groups of 32 heads
+    assert pick(128, 64) == pick(32, 128) == "cuda"  # 33-128 heads: the heads-major kernel
     a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)
     assert (
         dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"

@@ -154,7 +154,13 @@ def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
 SM90_BLOCK_ROWS = 64  # candidates per block
 SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
 SM90_MAX_HEADS = 128
-SM90_GROUP_HEADS = 32  # heads per CTA: above, one CTA per group of 32 heads
+SM90_GROUP_HEADS = 32  # heads per CTA up to 32 heads
+SM90_WIDE_GROUP_HEADS = 64  # above 32 heads: one CTA per group of 64 (the heads-major kernel)
+
+
+def sm90_head_groups(num_heads: int) -> int:
+    """CTAs per (token, split): one up to 32 heads, then one per group of 64 heads."""
+    return 1 if num_heads <= SM90_GROUP_HEADS else -(-num_heads // SM90_WIDE_GROUP_HEADS)
 
 
 def sm90_splits_of(num_candidates: int, blocks_per_split: int) -> int:
@@ -169,10 +175,10 @@ def sm90_num_splits(num_heads: int, num_candidates: int) -> int:
 
 def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, sm_count: int) -> int:
     """The batch-sized rule: as many splits per token as keep the grid (tokens x splits x
-    head groups of 32) within one wave of resident CTAs (one per SM, two for 9-16 heads),
-    at least one, at most one block each."""
+    head groups) within one wave of resident CTAs (one per SM, two for 9-16 heads), at
+    least one, at most one block each."""
     blocks = -(-num_candidates // SM90_BLOCK_ROWS)
-    groups = -(-num_heads // SM90_GROUP_HEADS)
+    groups = sm90_head_groups(num_heads)
     target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1) // groups
     splits = min(max(target // max(num_tokens, 1), 1), blocks)
     return sm90_splits_of(num_candidates, -(-blocks // splits))

@@ -17,8 +17,9 @@ namespace jax_glm_nope::sm90 {
 
 namespace L = layout;
 
-constexpr int kMaxHeads = 128;     // 33-128 heads: groups of kGroupHeads (head_groups)
-constexpr int kGroupHeads = 32;    // heads per CTA, at most
+constexpr int kMaxHeads = 128;     // 33-128 heads: groups of kWideGroupHeads (head_groups)
+constexpr int kGroupHeads = 32;    // heads per CTA up to 32 heads (one CTA per (token, split))
+constexpr int kWideGroupHeads = 64;  // heads per CTA above 32: the heads-major kernel
 constexpr int kBlockRows = 64;     // candidates per pipeline stage
 constexpr int kConsumerWarps = 4;  // = value tiles: warp w owns tile w in the value MMA
 // Consumer warpgroups per CTA: one up to 16 heads (two CTAs per SM), two above (one
@@ -61,7 +62,8 @@ struct SparseMlaParams {
   int blocks_per_split = 1;  // 64-candidate blocks per split
   float sm_scale = 1.0f;
   // Gather engine: false = one 528-byte cp.async.bulk per row (the default), true =
-  // 33 x 16-byte cp.async per row spread over the producer's lanes (for comparison).
+  // 33 x 16-byte cp.async per row spread over the producer's lanes (for comparison; up
+  // to 32 heads: the heads-major kernel always takes bulk copies).
   bool gather_cp_async = false;
   // Programmatic dependent launch: both kernels start with griddepcontrol.wait (before
   // any global access) and are launched so that their start overlaps the tail of the
@@ -78,6 +80,12 @@ struct SparseMlaParams {
   // a token's bits independent of the batch. (The selftest sets 33 / 1 for comparisons.)
   int wgmma_from_heads = 9;
   int wgmma_min_blocks = 4;
+  // 33-128 heads: the heads-major kernel (heads_major_kernel.cuh), one CTA per 64 heads;
+  // false: the wgmma kernel over groups of 32 heads (the comparison of run 16).
+  bool heads_major = true;
+  // The heads-major value MMA's N-major B descriptor with LBO and SBO swapped (stage-0 M5's
+  // question, a selftest option until the H200 answered it).
+  bool hm_swap_value_desc = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -109,9 +117,12 @@ __host__ __device__ constexpr int invariant_num_splits(int heads, int topk) {
 // 232 registers), two for 9-16 heads; above, the 512 x H fp32 value accumulator
 // (4H registers per consumer thread) needs more than half the register file.
 __host__ __device__ constexpr int ctas_per_sm(int heads) { return heads > 8 && heads <= 16 ? 2 : 1; }
-// CTAs per (token, split): one per group of up to 32 heads (the wgmma kernel's second
-// grid dimension; the groups read the same rows, the second from L2).
-__host__ __device__ constexpr int head_groups(int heads) { return (heads + kGroupHeads - 1) / kGroupHeads; }
+// CTAs per (token, split): one up to 32 heads, above one per group of up to 64 heads (the
+// heads-major kernel's second grid dimension; the groups read the same rows, the second
+// from L2).
+__host__ __device__ constexpr int head_groups(int heads) {
+  return heads <= kGroupHeads ? 1 : (heads + kWideGroupHeads - 1) / kWideGroupHeads;
+}
 // Batch-sized rule (faster, not batch invariant): as many splits per token as keep the
 // grid (tokens x splits x head groups) within one wave of resident CTAs (at least one,
 // at most one block per split),

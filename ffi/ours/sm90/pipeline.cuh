@@ -84,9 +84,10 @@ __host__ __device__ constexpr int q_core_offset(int n, int d) {
 // ---------------------------------------------------------------------------
 // q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
 
-// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset). The CTA's
-// heads are h0 .. h0 + nheads - 1 of the token (all of them when nheads < 0).
-template <int HP, int kWarps, bool kCore = false>
+// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset); with
+// kNatural, core_offset (the heads-major kernel's A operand). The CTA's heads are
+// h0 .. h0 + nheads - 1 of the token (all of them when nheads < 0).
+template <int HP, int kWarps, bool kCore = false, bool kNatural = false>
 __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
                                           uint8_t* qhat, float* qpre, float* qpost,
                                           int* bad_head, int h0 = 0, int nheads = -1) {
@@ -128,7 +129,8 @@ __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, i
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const int d = (i / 4) * 256 + lane * 8 + 2 * (i % 4);  // dims d, d + 1
-        *reinterpret_cast<uint32_t*>(qhat + q_core_offset<HP>(h, d)) = packed[i];
+        *reinterpret_cast<uint32_t*>(qhat + (kNatural ? core_offset<HP>(h, d) : q_core_offset<HP>(h, d))) =
+            packed[i];
       }
     } else {
       uint8_t* dst = qhat + h * kQRowBytes;

@@ -283,6 +283,8 @@ bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the 
 const sm90::SparseMlaParams kDefaultParams{};
 int g_wgmma_from = kDefaultParams.wgmma_from_heads;
 int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
+bool g_heads_major = kDefaultParams.heads_major;  // 33-128 heads: the heads-major kernel
+bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -344,6 +346,8 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.warp_private = !g_block_shared;
   p.wgmma_from_heads = g_wgmma_from;
   p.wgmma_min_blocks = g_wgmma_min;
+  p.heads_major = g_heads_major;
+  p.hm_swap_value_desc = g_hm_swap;
   return p;
 }
 
@@ -471,7 +475,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -652,7 +656,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool pdl = true;
     bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
     bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
-    bool defaults = false;      // the launcher's default kernel choice (33-128 heads: wgmma, head groups)
+    bool defaults = false;      // the launcher's default kernel choice (33-128 heads: heads-major)
+    bool groups32 = false;      // 33-128 heads: the wgmma kernel over groups of 32 (run 15's)
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -683,7 +688,15 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     for (int tokens : {1, 8, 32, 128})
       for (int heads : {64, 128}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, false, true});
   rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true});
+  rows.push_back({4096, 128, 2176, 528, false, false, true, false, false, true});
+  rows.push_back({4096, 32, 2176, 528, false, false, true, false, false, true});
   rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true});
+  rows.push_back({128, 96, 2048, 528, false, false, true, false, false, true});
+  rows.push_back({128, 64, 2048, 528, true, false, true, false, false, true});
+  // The same 33-128-head cases on run 15's kernel (the wgmma kernel over groups of 32).
+  for (int tokens : {1, 8, 32, 128})
+    for (int heads : {64, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, true, false, false, true, true});
+  rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true, true});
   // T = 16 (4 blocks per split at K = 2048): the default choice at the threshold.
   for (int heads : {24, 32, 64}) {
     rows.push_back({16, heads, 2048, 528, false, false, true, false, false, true});
@@ -707,14 +720,17 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
       if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
-          r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1))
+          r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1) || r.groups32)
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
     // (the block-shared kernel runs two CTAs per SM: a wave of 2 x SMs)
+    // (groups of 32: the batch rule of run 15, a wave of SMs / ceil(H / 32) CTAs per token)
+    const int wave = (r.block_shared ? 2 : 1) * sm_count *
+                     (r.groups32 ? sm90::head_groups(r.heads) : 1) /
+                     (r.groups32 ? (r.heads + 31) / 32 : 1);
     const int splits = r.invariant ? sm90::invariant_num_splits(r.heads, r.topk)
-                                   : sm90::batch_num_splits(r.tokens, r.heads, r.topk,
-                                                            (r.block_shared ? 2 : 1) * sm_count);
+                                   : sm90::batch_num_splits(r.tokens, r.heads, r.topk, wave);
     if (int64_t(r.tokens) * splits > max_part) continue;
     sm90::SparseMlaParams p;
     p.q = q;
@@ -742,6 +758,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       p.wgmma_from_heads = r.wgmma ? 9 : 33;
       p.wgmma_min_blocks = r.wgmma ? 1 : kDefaultParams.wgmma_min_blocks;
     }
+    p.heads_major = !r.groups32;
+    p.hm_swap_value_desc = g_hm_swap;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -753,7 +771,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.defaults ? "default"
+        r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
+        : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
         : r.cp_async ? "batch+cpas"
                      : (r.invariant ? "invariant"
@@ -808,6 +827,8 @@ int main(int argc, char** argv) {
       profile = argv[++i];
     else if (std::string(argv[i]) == "--wgmma")  // --profile: the wgmma kernel's case
       g_wgmma_min = 1;
+    else if (std::string(argv[i]) == "--hm-swap")  // the heads-major value descriptor swapped
+      g_hm_swap = true;
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
   }
@@ -865,12 +886,34 @@ int main(int argc, char** argv) {
     return c;
   };
   const float tame_scale = 1.0f / std::sqrt(512.0f);
+  {
+    // The heads-major kernel's value MMA reads the fp16 tile as an N-major B; which
+    // descriptor field takes which stride was open before its first run (stage-0 M5):
+    // a probe with both, and the rest of the run with the one that verifies.
+    int chosen = -1;
+    for (int swap = 0; swap < 2 && chosen < 0; ++swap) {
+      g_hm_swap = swap != 0;
+      const int before = g_failures;
+      Case c = make("heads-major probe", 3, 64, 512, 528, 5000, tame_scale, kTame, 0);
+      correctness_case(c, sm_count);
+      if (g_failures == before) chosen = swap;
+      g_failures = before;
+    }
+    std::printf("heads-major value descriptor: %s\n",
+                chosen == 0 ? "LBO = K stride, SBO = N stride (as designed)"
+                : chosen == 1 ? "SWAPPED (LBO = N stride): change the default"
+                              : "NEITHER verifies");
+    if (chosen < 0) ++g_failures;
+    g_hm_swap = chosen == 1;
+  }
   // Pass 0: the kernels the launcher picks by default (wgmma from 9 heads and 4 blocks per
-  // split); pass 1: the wgmma kernel from 9 heads at any split; pass 2: the block-shared
-  // kernels up to 32 heads (at most 8 heads, and above 32, run the same kernels again).
+  // split, heads-major above 32); pass 1: the wgmma kernel from 9 heads at any split; pass
+  // 2: the block-shared kernels up to 32 heads, and above 32 the wgmma kernel over groups
+  // of 32 (at most 8 heads, the same kernels again).
   for (int pass = 0; pass < 3; ++pass) {
   g_wgmma_from = pass == 2 ? 33 : kDefaultParams.wgmma_from_heads;
   g_wgmma_min = pass == 1 ? 1 : kDefaultParams.wgmma_min_blocks;
+  g_heads_major = pass != 2;  // pass 2: 33-128 heads on the wgmma kernel over groups of 32
   std::printf("---- correctness pass %d (wgmma kernel from %d heads, %d blocks per split)\n", pass,
               g_wgmma_from, g_wgmma_min);
   {
@@ -884,8 +927,12 @@ int main(int argc, char** argv) {
     Case c = make("tame 656-B rows, K=2051", 5, 16, 2051, 656, 30000, tame_scale, kTame, 1);
     correctness_case(c, sm_count);
   }
-  for (int h : {8, 32}) {  // 32: two consumer groups, one of them often idle or short
+  for (int h : {8, 32, 64}) {  // 32: two consumer groups, one of them often idle or short
     Case c = make("tame topk_lens kinds, K=2048", 10, h, 2048, 528, 40000, tame_scale, kTame, 2);
+    correctness_case(c, sm_count);
+  }
+  {
+    Case c = make("tame 656-B rows, K=2051", 5, 96, 2051, 656, 30000, tame_scale, kTame, 1);
     correctness_case(c, sm_count);
   }
   {
@@ -894,7 +941,7 @@ int main(int argc, char** argv) {
     Case d = make("K=100, H=5", 4, 5, 100, 656, 1000, tame_scale, kTame, 1);
     correctness_case(d, sm_count);
   }
-  for (int h : {8, 16, 32, 64}) {
+  for (int h : {8, 16, 32, 64, 128}) {
     Case c = make("wide tiles 2^+-12, rows e^+-4", 4, h, 2176, 528, 40000, 1.0f / 4096.0f,
                   kWideTiles, 0);
     correctness_case(c, sm_count);
@@ -955,7 +1002,7 @@ int main(int argc, char** argv) {
     }
     correctness_case(c, sm_count);
   }
-  for (const int bh : {8, 16, 32, 64}) {
+  for (const int bh : {8, 16, 32, 64, 128}) {
     // Batch invariance: a token's bits at T = 1 equal its bits inside T = 128.
     Case c = make("batch invariance", 128, bh, 2176, 528, 200000, tame_scale, kTame, 0);
     DeviceCase d;
@@ -1008,6 +1055,7 @@ int main(int argc, char** argv) {
   }  // pass
   g_wgmma_from = kDefaultParams.wgmma_from_heads;
   g_wgmma_min = kDefaultParams.wgmma_min_blocks;
+  g_heads_major = kDefaultParams.heads_major;
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 
   if (bench) {

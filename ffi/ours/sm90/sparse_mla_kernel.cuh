@@ -3,20 +3,23 @@
 // (sparse_mla.cu) and the standalone selftest (selftest.cu) call the same launcher,
 // defined here. Design, numerics and measurements: docs/cuda_sm90.md.
 //
-// One CTA = one (token, split); the launcher picks one of three kernels:
+// One CTA = one (token, split) and head group; the launcher picks one of five kernels:
 //  - up to 8 heads, splits of two blocks or more: the warp-private kernel
 //    (warp_private_kernel.cuh), one CTA of two consumer warpgroups per SM;
 //  - up to 16 heads otherwise: the block-shared kernel with one consumer group
 //    (block_shared_kernel.cuh), two CTAs per SM;
 //  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks;
-//  - from `wgmma_from_heads` heads (17 by default) with splits of at least
-//    `wgmma_min_blocks` blocks (4), and for 33-128 heads: the wgmma kernel (wgmma_kernel.cuh),
-//    same CTAs; above 32 heads one CTA per group of 32 heads.
+//  - from `wgmma_from_heads` heads (9 by default) with splits of at least
+//    `wgmma_min_blocks` blocks (4): the wgmma kernel (wgmma_kernel.cuh), same CTAs,
+//    candidates-major warpgroup MMAs;
+//  - 33-128 heads: the heads-major kernel (heads_major_kernel.cuh), one CTA per group of
+//    64 heads (grid y), every MMA with M = 64 heads (`heads_major = false`: the wgmma
+//    kernel over groups of 32 heads, for comparison).
 // Every kernel: two producer warps gather each 64-row block with one 528-byte bulk copy
 // per active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
-// rows and are never dereferenced; scores candidates-major with mma.sync m16n8k16 on
-// codes converted exactly to fp16; a base-2 online softmax; O as a running mean or sum
-// kept in fp16 range by powers of two; splits merged by combine_kernel.cuh.
+// rows and are never dereferenced; the codes converted exactly to fp16; a base-2 online
+// softmax; O as a running mean or sum kept in fp16 range by powers of two; splits merged
+// by combine_kernel.cuh.
 #pragma once
 
 #include "ours/sm90/params.cuh"
@@ -25,6 +28,7 @@
 #include "ours/sm90/block_shared_kernel.cuh"
 #include "ours/sm90/warp_private_kernel.cuh"
 #include "ours/sm90/wgmma_kernel.cuh"
+#include "ours/sm90/heads_major_kernel.cuh"
 #include "ours/sm90/combine_kernel.cuh"
 
 namespace jax_glm_nope::sm90 {
@@ -40,6 +44,7 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
   int threads = threads_of(NT);
   int bytes = Smem<NT, NS>::kBytes;
+  int groups = 1;  // CTAs per (token, split), grid y
   // Up to 8 heads, splits of two blocks or more: the warp-private kernel (with one block
   // per split its second group would idle; the block-shared kernel is faster there).
   if constexpr (NT == 1) {
@@ -56,6 +61,14 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
       kernel = p.gather_cp_async ? sparse_mla_wgmma_kernel<NT, NW, true>
                                  : sparse_mla_wgmma_kernel<NT, NW, false>;
       bytes = WSmem<NT, NW>::kBytes;
+      groups = (p.heads + kGroupHeads - 1) / kGroupHeads;
+    }
+    if (p.heads > kGroupHeads && p.heads_major) {
+      // (bulk copies only: the cp.async comparison engine is not built for this kernel)
+      kernel = sparse_mla_heads_major_kernel<false>;
+      threads = kHmThreads;
+      bytes = HmSmem::kBytes;
+      groups = head_groups(p.heads);
     }
   }
   cudaError_t status =
@@ -66,7 +79,7 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(ctas), head_groups(p.heads));
+  config.gridDim = dim3(static_cast<unsigned>(ctas), groups);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = bytes;
   config.stream = stream;
