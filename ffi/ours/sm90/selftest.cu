@@ -285,6 +285,7 @@ int g_wgmma_from = kDefaultParams.wgmma_from_heads;
 int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
 bool g_heads_major = kDefaultParams.heads_major;  // 33-128 heads: the heads-major kernel
 bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
+int g_bench_min_heads = 0;  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -706,6 +707,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   std::printf("\n");
   int cur_row_bytes = 0, cur_topk = 0;
   for (const Row& r : rows) {
+    if (r.heads < g_bench_min_heads) continue;
     if (r.row_bytes != cur_row_bytes) {
       fill_pool<<<4096, 256>>>(pool, slots, r.row_bytes, 11);
       CHECK_CUDA(cudaGetLastError());
@@ -829,6 +831,8 @@ int main(int argc, char** argv) {
       g_wgmma_min = 1;
     else if (std::string(argv[i]) == "--hm-swap")  // the heads-major value descriptor swapped
       g_hm_swap = true;
+    else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
+      g_bench_min_heads = std::atoi(argv[++i]);
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
   }
