@@ -1,28 +1,33 @@
 // The heads-major kernel (family L): 33-128 heads, one CTA per group of 64 heads (grid y),
-// every MMA with M = 64 heads (docs/cuda_sm90.md, "The heads-major kernel").
+// every MMA with M = 64 heads (docs/cuda_sm90.md, "The heads-major kernel", runs 16-17).
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // One producer warpgroup (two gathering warps, as in every kernel) and two consumer
-// warpgroups that own the dims: warpgroup wg holds O[64 heads, dims 256 wg .. 256 wg + 255]
-// (tiles 2 wg, 2 wg + 1) and takes every block. Per 64-candidate block, warpgroup wg:
-//  1. converts its half of the block's codes, once, into its half of an fp16 tile
-//     (core-matrix layout, core_offset<64>) and copies its tiles' scales into a table;
-//  2. scores its half: S_wg[64 heads, 64 candidates] = q̂ . codes^T over its 256 dims,
+// warpgroups. Warpgroup wg owns candidates 32 wg .. 32 wg + 31 of every block for the
+// scores and the softmax, and dims 256 wg .. 256 wg + 255 (tiles 2 wg, 2 wg + 1) for O.
+// Per 64-candidate block, warpgroup wg:
+//  1. converts its half of the dims of the block's codes, once, into the fp16 tile
+//     (core-matrix layout, core_offset<64>), and its candidates' scales into a table;
+//  2. scores its candidates over all 512 dims: S_wg[64 heads, 32 candidates] = q̂ . codes^T,
 //     one accumulator per tile (both operands from shared memory), summed with the exact
 //     per-candidate tile scales;
-//  3. exchanges S_wg with the other warpgroup through the stage it has just converted
-//     (free once both converted), so that both hold the same S = S_0 + S_1 and run the
-//     same base-2 softmax in registers (a head's 64 candidates sit in one quad: two
-//     shuffles per reduction, no block barrier);
-//  4. releases the stage, and accumulates O_t += U_t . V_t for its tiles, U_t = p s_t 2^-F_t
-//     in fp16 from the score accumulator layout (A from registers), V_t the fp16 tile read
-//     N-major (B from shared memory).
-// Three barriers per block: the warpgroup's (the tile is free), both warpgroups' (the
-// stage is converted), both warpgroups' (the exchange is written).
+//  3. runs the base-2 softmax of its candidates in registers (a head's candidates sit in
+//     one quad: two shuffles per reduction); the two halves' block maxima are exchanged
+//     (both warpgroups then hold the same running maximum), and so are the partial sums;
+//  4. forms U_t = p s_t 2^-F_t in fp16 for all four tiles over its candidates (F_t per
+//     (tile, head), the same in both warpgroups), keeps its own tiles' and hands the
+//     other's tiles' to the other warpgroup (register fragments through shared memory);
+//  5. accumulates O_t += U_t . V_t for its tiles over all 64 candidates (A from registers,
+//     the tile read N-major as B).
+// Exchanges live in the stage just converted (free once both warpgroups converted it),
+// released to the producer once read. Five barriers per block: the warpgroup's (its half
+// of the tile is free), then both warpgroups' after the conversion, the maxima and U.
 //
 // Numerics as in the wgmma kernel: q̂ = q 2^-e1 per head, the score factor before or
 // after the tile sum, candidate tile scales shifted by 2^-E_c, a lazy running maximum,
-// O a running sum in units of 2^F per (tile, head), NaN and Inf rules the same.
+// O a running sum in units of 2^F per (tile, head), NaN and Inf rules the same. The bound
+// behind F is max(p) max|s_t| per block (run 17; run 16 took max(p |s_t|)): a looser bound,
+// the same exactness (U stays in fp16's normal range for any scale spread within 2^14).
 
 #pragma once
 
@@ -40,40 +45,42 @@ struct HmSmem {
   static constexpr int kRows = 0;                                 // the row ring
   static constexpr int kQ = kRows + kHmStages * kStage;           // q̂ [64 heads][512], core_offset<64>
   static constexpr int kTile = kQ + kHmHeads * L::kHeadDim * 2;   // codes in fp16 [64][512], core_offset<64>
-  // Per warpgroup and block parity: its two tiles' scales [2][64] (float) and the
-  // candidates' exponents E_c, or kInactive ([64] int).
-  static constexpr int kTabBytes = 3 * kBlockRows * 4;
+  // Per block parity: the candidates' four tile scales [64] float4, their exponents E_c
+  // (or kInactive) [64] int, and per warpgroup the max |s_t| over its candidates [2][4].
+  static constexpr int kTabBytes = kBlockRows * 16 + kBlockRows * 4 + 2 * 4 * 4;
   static constexpr int kTab = kTile + kBlockRows * L::kHeadDim * 2;
-  // Per consumer thread, [word][256 threads]: the running sums l (2), the (tile, head)
-  // bounds (4) and exponents F (4), kept here rather than in registers beside O.
-  static constexpr int kStateWords = 10;
-  static constexpr int kState = kTab + 2 * 2 * kTabBytes;
+  // Per consumer thread, [word][256 threads]: the running sums l[2] (words 0-1), the
+  // (tile, head) bounds [4][2] (2-9) and exponents F [4][2] (10-17), kept here rather than
+  // in registers beside O.
+  static constexpr int kStateWords = 18;
+  static constexpr int kState = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kState + kStateWords * 256 * 4;
   static constexpr int kFactor = kFlags + kHmStages * kBlockRows * 4;
   static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
   static constexpr int kBytes = kBars + 2 * kHmStages * 8;
-  // The score exchange: [warpgroup][8][128 threads] float4, in the converted stage.
-  static constexpr int kXchgBytes = 2 * 8 * 128 * 16;
-  static_assert(kXchgBytes <= kStage, "the score exchange must fit in a stage");
+  // The exchanges, in the converted stage: U fragments and partial sums [wg][18 words][128
+  // threads], then the block maxima [wg][128] float2.
+  static constexpr int kXchgU = 0;
+  static constexpr int kXchgMax = kXchgU + 2 * 18 * 128 * 4;
+  static constexpr int kXchgBytes = kXchgMax + 2 * 128 * 8;
+  static_assert(kXchgBytes <= kStage, "the exchanges must fit in a stage");
   static_assert(kBytes <= 227 * 1024, "shared memory");
 };
 constexpr int kInactive = -1000;  // the exponent table's mark of an inactive candidate
 
 // wgmma shapes of the heads-major kernel: M = 64 heads.
 struct HmWgmma {
-  // D (+)= A . B, m64n64k16: A (64 heads x 16 dims) and B (64 candidates x 16 dims), both
+  // D (+)= A . B, m64n32k16: A (64 heads x 16 dims) and B (32 candidates x 16 dims), both
   // K-major from shared memory; D zeroed first unless `accumulate`.
-  __device__ __forceinline__ static void scores(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
+  __device__ __forceinline__ static void scores(float (&d)[16], uint64_t a, uint64_t b, int accumulate) {
     asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
-        " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
-        "%32, %33, p, 1, 1, 0, 0;\n}\n"
+        "{\n .reg .pred p;\n setp.ne.b32 p, %18, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, "
+        "%16, %17, p, 1, 1, 0, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
         : "l"(a), "l"(b), "r"(accumulate));
   }
   // D += A . B, m64n128k16: A (64 heads x 16 candidates) from registers, B (16 candidates
@@ -124,7 +131,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   // ---------------- consumers ----------------
   ptx::setmaxnreg_inc<kConsumerRegs>();
   // (a shuffle from lane 0: the compiler then knows it is warp-uniform)
-  const int wg = __shfl_sync(~0u, warp / kConsumerWarps, 0);  // dims 256 wg .. 256 wg + 255
+  const int wg = __shfl_sync(~0u, warp / kConsumerWarps, 0);
   const int w = warp % kConsumerWarps;  // heads 16 w .. 16 w + 15 of every MMA
   const int tid = threadIdx.x % 128;
   const int g = lane >> 2;  // heads 16 w + g (hi = 0) and + 8 (hi = 1)
@@ -143,14 +150,14 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     post[hi] = sm.qpost[16 * w + g + 8 * hi];
   }
   float m_run[2] = {-INFINITY, -INFINITY};
-  // This thread's state words: l[hi] at 0 + hi, bound[t2][hi] at 2 + 2 t2 + hi, F[t2][hi]
-  // at 6 + 2 t2 + hi (each word w at st[256 w]).
+  // This thread's state words (word i at st[256 i]): l[hi] at hi, the bound of (tile t,
+  // head hi) at 2 + 2 t + hi, its exponent F at 10 + 2 t + hi.
   float* const st = reinterpret_cast<float*>(smem + S::kState) + threadIdx.x;
   int* const st_f = reinterpret_cast<int*>(st);
 #pragma unroll
-  for (int i = 0; i < 6; ++i) st[256 * i] = 0.0f;
+  for (int i = 0; i < 10; ++i) st[256 * i] = 0.0f;
 #pragma unroll
-  for (int i = 6; i < 10; ++i) st_f[256 * i] = -126;
+  for (int i = 10; i < 18; ++i) st_f[256 * i] = -126;
   bool scale_bad = false;
   float o[2][64];  // own tile t2: heads (g, g + 8), dims 128 (2 wg + t2) + 8 j + 2 q4 + {0, 1}
 #pragma unroll
@@ -159,7 +166,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     for (int e = 0; e < 64; ++e) o[t2][e] = 0.0f;
   // Descriptors (no swizzle): q̂ and the tile as K-major operands, LBO = 1024 bytes between
   // 8-dim cores, SBO = 128 between 8-row cores; the tile as the value MMA's N-major B,
-  // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N).
+  // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N) (run 16 verified
+  // this assignment; stage-0 M5 likewise).
   const uint64_t q_desc = ptx::smem_desc(sm.qhat, 1024, 128);
   const uint64_t k_desc = ptx::smem_desc(tile, 1024, 128);
   const uint64_t v_desc = p.hm_swap_value_desc ? ptx::smem_desc(tile, 1024, 128) : ptx::smem_desc(tile, 128, 1024);
@@ -169,14 +177,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 
   for (int b = 0; b < nblocks; ++b) {
     const int stage = b % NS;
-    const int par = b & 1;
-    float* tab_raw = reinterpret_cast<float*>(smem + S::kTab + (wg * 2 + par) * S::kTabBytes);
-    int* tab_exp = reinterpret_cast<int*>(tab_raw + 2 * kBlockRows);
-    ptx::consumer_sync(wg);  // (1) the previous block's value MMAs of this warpgroup are done
+    uint8_t* const tab = smem + S::kTab + (b & 1) * S::kTabBytes;
+    float4* const tab_s = reinterpret_cast<float4*>(tab);              // [64]
+    int* const tab_exp = reinterpret_cast<int*>(tab + kBlockRows * 16);  // [64]
+    float* const tab_smax = reinterpret_cast<float*>(tab + kBlockRows * 20);  // [wg][4]
+    ptx::consumer_sync(wg);  // (1) this warpgroup's value MMAs of the previous block are done
     ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
     uint8_t* rows = sm.rows + stage * S::kStage;
 
-    // ---- the block's codes (own half) -> fp16 tile; own tiles' scales -> table ----
+    // ---- the block's codes (own dims) -> fp16 tile; own candidates' scales -> table ----
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int d = 256 * wg + 16 * (dq + 2 * i);
@@ -188,185 +197,214 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       *reinterpret_cast<uint4*>(tile + core_offset<64>(cr, d)) = lo;
       *reinterpret_cast<uint4*>(tile + core_offset<64>(cr, d + 8)) = hi;
     }
-    if (tid < kBlockRows) {
-      const float4 s = *reinterpret_cast<const float4*>(rows + tid * kRowBytes + L::kScalesOffset);
-      const float mx = fmaxf(fmaxf(fabsf(s.x), fabsf(s.y)), fmaxf(fabsf(s.z), fabsf(s.w)));
+    if (w == 0) {  // lane = candidate 32 wg + lane
+      const int c = 32 * wg + lane;
+      const float4 s = *reinterpret_cast<const float4*>(rows + c * kRowBytes + L::kScalesOffset);
+      const float sv[4] = {fabsf(s.x), fabsf(s.y), fabsf(s.z), fabsf(s.w)};
       scale_bad |= !isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w);  // zero rows: 0
-      tab_raw[tid] = wg == 0 ? s.x : s.z;
-      tab_raw[kBlockRows + tid] = wg == 0 ? s.y : s.w;
-      tab_exp[tid] = sm.flags[stage * kBlockRows + tid] != 0 ? exponent_bound(mx) : kInactive;
+      tab_s[c] = s;
+      tab_exp[c] = sm.flags[stage * kBlockRows + c] != 0
+                       ? exponent_bound(fmaxf(fmaxf(sv[0], sv[1]), fmaxf(sv[2], sv[3])))
+                       : kInactive;
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        float mx = sv[t];  // max |s_t| over this warpgroup's candidates (NaN: skipped; flagged)
+#pragma unroll
+        for (int o_ = 1; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
+        if (lane == 0) tab_smax[wg * 4 + t] = mx;
+      }
     }
     ptx::fence_proxy_async();      // the tile is read by the MMAs through the async proxy
-    ptx::all_consumers_sync<2>();  // (2) both halves converted: the stage may hold the exchange
+    ptx::all_consumers_sync<2>();  // (2) the tile and table are complete; the stage is free
 
-    // ---- scores over own dims: one accumulator per own tile ----
-    float acc[2][32];
+    // ---- scores of own candidates over all dims: one accumulator per tile ----
+    float acc[4][16];
 #pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
+    for (int t = 0; t < 4; ++t)
 #pragma unroll
-      for (int e = 0; e < 32; ++e) asm volatile("" : "=f"(acc[t2][e]));  // overwritten by s = 0
+      for (int e = 0; e < 16; ++e) asm volatile("" : "=f"(acc[t][e]));  // overwritten by s = 0
     ptx::wgmma_fence();
 #pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
+    for (int t = 0; t < 4; ++t)
 #pragma unroll
       for (int s = 0; s < 8; ++s) {
-        const uint64_t off = uint64_t((256 * wg + 128 * t2 + 16 * s) * 128 >> 4);  // core_offset<64>(0, d)
-        HmWgmma::scores(acc[t2], q_desc + off, k_desc + off, s > 0);
+        const int d0 = 128 * t + 16 * s;  // core_offset<64>(0, d0) and (32 wg, d0)
+        HmWgmma::scores(acc[t], q_desc + uint64_t((d0 * 128) >> 4),
+                        k_desc + uint64_t((d0 * 128 + 512 * wg) >> 4), s > 0);
       }
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();
 #pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(acc[t2]);
+    for (int t = 0; t < 4; ++t) ptx::fence_regs(acc[t]);
 
-    // Own part of the score sum, sum_t acc_t s_t 2^-E_c (e = 4 j + 2 hi + k: candidate
-    // 8 j + 2 q4 + k, head hi), written for the other warpgroup.
-    float sc[32];
-    uint32_t act = 0;  // bit 2 j + k: candidate 8 j + 2 q4 + k is active
+    // ---- scaled scores (e = 4 j + 2 hi + k: candidate 32 wg + 8 j + 2 q4 + k, head hi) ----
+    float sc[16];
+    uint32_t act = 0;  // bit 2 j + k: that candidate is active
+    float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int c = 8 * j + 2 * q4;
-      const float2 r0 = *reinterpret_cast<const float2*>(tab_raw + c);
-      const float2 r1 = *reinterpret_cast<const float2*>(tab_raw + kBlockRows + c);
-      const int2 ex = *reinterpret_cast<const int2*>(tab_exp + c);
+    for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const int e_c = k ? ex.y : ex.x;
+        const int c = 32 * wg + 8 * j + 2 * q4 + k;
+        const float4 s = tab_s[c];
+        const int e_c = tab_exp[c];
         const bool a = e_c != kInactive;
         const int ee = a ? e_c : 0;
         act |= uint32_t(a) << (2 * j + k);
-        const float down = pow2(-ee);
-        const float sn0 = (k ? r0.y : r0.x) * down, sn1 = (k ? r1.y : r1.x) * down;
+        const float down = pow2(-ee), up = pow2(ee);
+        const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
-          sc[e] = fmaf(acc[1][e], sn1, acc[0][e] * sn0);
-        }
-      }
-    }
-    float4* xchg = reinterpret_cast<float4*>(rows);  // [wg][8][128]
+          float x = acc[0][e] * sn[0];
 #pragma unroll
-    for (int k = 0; k < 8; ++k)
-      xchg[(wg * 8 + k) * 128 + tid] = make_float4(sc[4 * k], sc[4 * k + 1], sc[4 * k + 2], sc[4 * k + 3]);
-    ptx::all_consumers_sync<2>();  // (3) both parts written
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const float4 y = xchg[((wg ^ 1) * 8 + k) * 128 + tid];
-      // S_0 + S_1 in both warpgroups (addition commutes: the same bits)
-      sc[4 * k] += y.x;
-      sc[4 * k + 1] += y.y;
-      sc[4 * k + 2] += y.z;
-      sc[4 * k + 3] += y.w;
-    }
-    ptx::fence_proxy_async();  // generic accesses of the stage before the producer's bulk copies
-    __syncwarp();
-    if (lane == 0) ptx::mbar_arrive(&sm.empty[stage]);
-
-    // ---- softmax in registers: the same in both warpgroups ----
-    float corr[2];
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi) {
-      float mx = -INFINITY;
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        // 2^E_c again from the table (registers are short beside the 128 of O)
-        const int2 ex = *reinterpret_cast<const int2*>(tab_exp + 8 * j + 2 * q4);
-#pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const int e = 4 * j + 2 * hi + k;
-          const int e_c = k ? ex.y : ex.x;
-          const float up = pow2(e_c != kInactive ? e_c : 0);
+          for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
           // A NaN score stays NaN: the maxima skip it, its probability and so the head's
           // sum become NaN, which marks the head bad at the end.
-          float v = ((sc[e] * pre[hi]) * up) * post[hi];
+          float v = ((x * pre[hi]) * up) * post[hi];
           v = v >= FLT_MAX ? INFINITY : (v < -FLT_MAX ? -FLT_MAX : v);
-          v = (act >> (2 * j + k)) & 1 ? v : -INFINITY;
+          v = a ? v : -INFINITY;
           sc[e] = v;
-          mx = fmaxf(mx, v);
+          mx[hi] = fmaxf(mx[hi], v);
         }
       }
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
+    // The block maximum per head: this warpgroup's candidates, then both halves.
+    float2* const xmax = reinterpret_cast<float2*>(rows + S::kXchgMax);
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+    }
+    xmax[wg * 128 + tid] = make_float2(mx[0], mx[1]);
+    ptx::all_consumers_sync<2>();  // (3) both halves' maxima
+    const float2 mo = xmax[(wg ^ 1) * 128 + tid];
+    float bmax[2], corr[2], psum[2];
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      const float other = hi ? mo.y : mo.x;
+      bmax[hi] = wg == 0 ? fmaxf(mx[hi], other) : fmaxf(other, mx[hi]);  // one order in both
       const float m_old = m_run[hi];
-      const float m = mx > m_old + kLazyMax ? mx : m_old;  // lazy_max
+      const float m = bmax[hi] > m_old + kLazyMax ? bmax[hi] : m_old;  // lazy_max
       corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
       m_run[hi] = m;
       float sum = 0.0f;
 #pragma unroll
-      for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 4; ++j)
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int e = 4 * j + 2 * hi + k;
           const float v = sc[e];
-          const float pr = (act >> (2 * j + k)) & 1 ? (v == m ? 1.0f : ptx::exp2_approx(v - m)) : 0.0f;
+          const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
+          const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
           sc[e] = pr;
           sum += pr;
         }
       sum += __shfl_xor_sync(~0u, sum, 1);
       sum += __shfl_xor_sync(~0u, sum, 2);
-      st[256 * hi] = __fadd_rn(__fmul_rn(st[256 * hi], corr[hi]), sum);
+      psum[hi] = sum;
     }
-    // Per own tile and head: the bound of p |s_t|, the exponent F and O's rescale factor;
-    // then U_t = p s_t 2^-F in fp16 (the value MMA's A fragments). The scales are re-read
-    // from the table where used (registers are short beside the 128 of O).
-    float big[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};  // [t2][hi]
+    // Per (tile, head), the same in both warpgroups: the bound of p |s_t| (max(p) = 2^(bmax
+    // - m) times the block's max |s_t|), its exponent F and O's rescale factor (own tiles).
+    // r = 0: own tiles (2 wg + t2), r = 1: the other warpgroup's.
+    float down[2][2][2];  // [r][t2][hi]: 2^-F
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+    for (int r = 0; r < 2; ++r)
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2) {
-        const float2 r = *reinterpret_cast<const float2*>(tab_raw + t2 * kBlockRows + 8 * j + 2 * q4);
+        const int t = 2 * (wg ^ r) + t2;
+        const float smax = fmaxf(tab_smax[t], tab_smax[4 + t]);
 #pragma unroll
-        for (int hi = 0; hi < 2; ++hi)
-          big[t2][hi] = fmaxf(big[t2][hi], fmaxf(fabsf(sc[4 * j + 2 * hi] * r.x),
-                                                 fabsf(sc[4 * j + 2 * hi + 1] * r.y)));
-      }
-    float down[2][2];
+        for (int hi = 0; hi < 2; ++hi) {
+          const float pm = bmax[hi] == m_run[hi] ? 1.0f : ptx::exp2_approx(bmax[hi] - m_run[hi]);
+          float* const bw = st + 256 * (2 + 2 * t + hi);
+          int* const fw = st_f + 256 * (10 + 2 * t + hi);
+          const float bnd = fmaxf(*bw * corr[hi], pm * smax);
+          const int f_new = exponent_bound(bnd);
+          const int d = *fw - f_new;
+          *bw = bnd;
+          *fw = f_new;
+          down[r][t2][hi] = pow2(-f_new);
+          if (r == 0) {
+            // |d| <= 252: two normal powers of two; 1 (no rescale) unless the maximum or
+            // the exponent moved.
+            const float factor = corr[hi] * pow2(d / 2) * pow2(d - d / 2);
+            if (factor != 1.0f) {
 #pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        float bg = big[t2][hi];
-        bg = fmaxf(bg, __shfl_xor_sync(~0u, bg, 1));
-        bg = fmaxf(bg, __shfl_xor_sync(~0u, bg, 2));
-        const float bnd = fmaxf(st[256 * (2 + 2 * t2 + hi)] * corr[hi], bg);
-        const int f_new = exponent_bound(bnd);
-        const int d = st_f[256 * (6 + 2 * t2 + hi)] - f_new;
-        // |d| <= 252: two normal powers of two; 1 (no rescale) unless the maximum or the
-        // exponent moved.
-        const float factor = corr[hi] * pow2(d / 2) * pow2(d - d / 2);
-        st[256 * (2 + 2 * t2 + hi)] = bnd;
-        st_f[256 * (6 + 2 * t2 + hi)] = f_new;
-        down[t2][hi] = pow2(-f_new);
-        if (factor != 1.0f) {
-#pragma unroll
-          for (int j = 0; j < 16; ++j) {
-            o[t2][4 * j + 2 * hi] *= factor;
-            o[t2][4 * j + 2 * hi + 1] *= factor;
+              for (int j = 0; j < 16; ++j) {
+                o[t2][4 * j + 2 * hi] *= factor;
+                o[t2][4 * j + 2 * hi + 1] *= factor;
+              }
+            }
           }
         }
       }
-    uint32_t u[2][8][2];  // [t2][j][hi]: candidates 8 j + 2 q4 + {0, 1}
+    // U_t = p s_t 2^-F over own candidates: own tiles kept, the other's handed over (with
+    // the partial sums) through the stage.
+    uint32_t u[2][4][2];   // own tiles [t2][j][hi]
+    uint32_t* const xu = reinterpret_cast<uint32_t*>(rows + S::kXchgU);  // [wg][18][128]
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+    for (int r = 0; r < 2; ++r)
 #pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2) {
-        const float2 r = *reinterpret_cast<const float2*>(tab_raw + t2 * kBlockRows + 8 * j + 2 * q4);
+      for (int j = 0; j < 4; ++j) {
+        const int c = 32 * wg + 8 * j + 2 * q4;
+        // scales of tiles 2 (wg ^ r), + 1 of candidates c, c + 1
+        const float2 s0 = reinterpret_cast<const float2*>(tab_s + c)[wg ^ r];
+        const float2 s1 = reinterpret_cast<const float2*>(tab_s + c + 1)[wg ^ r];
 #pragma unroll
-        for (int hi = 0; hi < 2; ++hi)
-          u[t2][j][hi] = pack_f16x2((sc[4 * j + 2 * hi] * r.x) * down[t2][hi],
-                                    (sc[4 * j + 2 * hi + 1] * r.y) * down[t2][hi]);
+        for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) {
+            const float dn = down[r][t2][hi];
+            const uint32_t x = pack_f16x2((sc[4 * j + 2 * hi] * (t2 ? s0.y : s0.x)) * dn,
+                                          (sc[4 * j + 2 * hi + 1] * (t2 ? s1.y : s1.x)) * dn);
+            if (r == 0)
+              u[t2][j][hi] = x;
+            else
+              xu[(wg * 18 + (t2 * 4 + j) * 2 + hi) * 128 + tid] = x;
+          }
       }
+    xu[(wg * 18 + 16) * 128 + tid] = __float_as_uint(psum[0]);
+    xu[(wg * 18 + 17) * 128 + tid] = __float_as_uint(psum[1]);
+    ptx::all_consumers_sync<2>();  // (4) both halves' U and sums
+    uint32_t uo[2][4][2];  // own tiles over the other warpgroup's candidates
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) uo[t2][j][hi] = xu[((wg ^ 1) * 18 + (t2 * 4 + j) * 2 + hi) * 128 + tid];
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      const float other = __uint_as_float(xu[((wg ^ 1) * 18 + 16 + hi) * 128 + tid]);
+      const float sum = wg == 0 ? __fadd_rn(psum[hi], other) : __fadd_rn(other, psum[hi]);
+      st[256 * hi] = __fadd_rn(__fmul_rn(st[256 * hi], corr[hi]), sum);
+    }
+    ptx::fence_proxy_async();  // generic accesses of the stage before the producer's bulk copies
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(&sm.empty[stage]);
 
-    // ---- values: O_t[64 heads, 128 dims] += U_t . V_t per own tile ----
+    // ---- values: O_t[64 heads, 128 dims] += U_t . V_t per own tile, all 64 candidates ----
+    // The A fragments first (all defined before the fence: no injected arrives).
+    uint32_t a[2][4][4];  // [t2][kk]: candidates 16 kk .. 16 kk + 15, warpgroup kk / 2's
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const bool mine = (kk / 2) == wg;
+        const int j0 = 2 * (kk % 2);
+        a[t2][kk][0] = mine ? u[t2][j0][0] : uo[t2][j0][0];
+        a[t2][kk][1] = mine ? u[t2][j0][1] : uo[t2][j0][1];
+        a[t2][kk][2] = mine ? u[t2][j0 + 1][0] : uo[t2][j0 + 1][0];
+        a[t2][kk][3] = mine ? u[t2][j0 + 1][1] : uo[t2][j0 + 1][1];
+      }
     ptx::wgmma_fence();
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
-        const uint32_t a[4] = {u[t2][2 * kk][0], u[t2][2 * kk][1], u[t2][2 * kk + 1][0],
-                               u[t2][2 * kk + 1][1]};
         // candidates 16 kk.. (cores 2 kk, 2 kk + 1), dims 128 (2 wg + t2).. (core 16 (2 wg + t2))
         const uint64_t off = uint64_t((core_offset<64>(16 * kk, 128 * (2 * wg + t2))) >> 4);
-        HmWgmma::values(o[t2], a, v_desc + off);
+        HmWgmma::values(o[t2], a[t2][kk], v_desc + off);
       }
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();
@@ -401,7 +439,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
       store_head_at<16>(p, token_here, split_here, h0 + h, 128 * (2 * wg + t2), 8, q4, v,
-                        pow2(st_f[256 * (6 + 2 * t2 + hi)]), lse2, bad, wg == 0 && t2 == 0 && q4 == 0);
+                        pow2(st_f[256 * (10 + 2 * (2 * wg + t2) + hi)]), lse2, bad,
+                        wg == 0 && t2 == 0 && q4 == 0);
     }
   }
 }
