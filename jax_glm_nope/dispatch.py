@@ -50,12 +50,12 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (docs/h200_results.md: runs 3, 4, 11 and 15 of the benchmark, same harness)
-# our sm_90a kernels beat the Pallas kernel at every measured shape with T >= 32 (run 15,
-# decode b=32 and 128 and prefill T=4096: 2.0-4.2x at 8-32 heads, 1.6-2.1x at 64-128),
-# at T = 8 they are faster or level at every head count (run 15: 1.30-1.54x, 1.00x at
-# 16 heads), and at T = 1 mixed (0.74-1.20x: slower at 16, 64 and 128 heads); T = 9..31
-# lies between two measured wins, T = 2..7 was not measured and stays with Pallas.
+# On the H200 (docs/h200_results.md: runs 3, 4, 11, 15 and 18 of the benchmark, same
+# harness) our sm_90a kernels beat the Pallas kernel at every measured shape with T >= 32
+# (decode b=32 and 128 and prefill T=4096: 2.0-4.2x at 8-32 heads, run 15; 1.9-2.5x at
+# 64-128, run 18), at T = 8 they are faster or level at every head count (1.30-1.90x,
+# 1.00x at 16 heads with K = 2048), and at T = 1 mixed (0.74-1.20x); T = 9..31 lies
+# between two measured wins, T = 2..7 was not measured and stays with Pallas.
 CUDA_MIN_TOKENS = 8
 
 

@@ -1,5 +1,5 @@
 """The ``cuda`` implementation: this project's own Hopper (sm_90a) sparse-MLA kernels
-through the native library (1-128 heads; above 32, one CTA per group of 32 heads).
+through the native library (1-128 heads; above 32, the heads-major kernel, one CTA per group of 64 heads).
 Design and measurements: docs/cuda_sm90.md.
 
 ``implementation=None`` takes it on Hopper from T >= 8 at every head count, where it was
@@ -24,7 +24,7 @@ from .batching import kernel_call
 
 OPTIONS = ("batch_invariant",)
 COMPUTE_CAPABILITY = (9, 0)
-MAX_HEADS = targets.SM90_MAX_HEADS  # 33-128 heads: the wgmma kernel over groups of 32 heads
+MAX_HEADS = targets.SM90_MAX_HEADS  # 33-128 heads: the heads-major kernel over groups of 64 heads
 
 
 def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | None:
