@@ -86,6 +86,9 @@ struct SparseMlaParams {
   // The heads-major value MMA's N-major B descriptor with LBO and SBO swapped (stage-0 M5's
   // question, a selftest option until the H200 answered it).
   bool hm_swap_value_desc = false;
+  // 33-128 heads: the pipelined heads-major kernel (seesaw_kernel.cuh) instead; off until
+  // the H200 has verified and measured it.
+  bool hm_pipelined = false;
 };
 
 // ---------------------------------------------------------------------------

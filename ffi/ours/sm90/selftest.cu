@@ -285,7 +285,10 @@ int g_wgmma_from = kDefaultParams.wgmma_from_heads;
 int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
 bool g_heads_major = kDefaultParams.heads_major;  // 33-128 heads: the heads-major kernel
 bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
-int g_bench_min_heads = 0;  // --bench-min-heads N: time only the rows of N heads or more
+bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the pipelined kernel
+int g_bench_min_heads = 0;
+bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, no timings
+bool g_skip_pipelined = false;  // --no-pipelined: no pass 3 and no pipelined timings  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -349,6 +352,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.wgmma_min_blocks = g_wgmma_min;
   p.heads_major = g_heads_major;
   p.hm_swap_value_desc = g_hm_swap;
+  p.hm_pipelined = g_hm_pipelined;
   return p;
 }
 
@@ -455,6 +459,7 @@ bool same_bits(const Result& a, const Result& b) {
 }
 
 void correctness_case(Case& c, int sm_count) {
+  if (g_hm_pipelined && c.heads <= sm90::kGroupHeads) return;  // the pass is about 33-128 heads
   reference(c);
   const int blocks = sm90::num_blocks(c.topk);
   std::vector<int> splits = {1, sm90::invariant_num_splits(c.heads, c.topk),
@@ -476,7 +481,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? "[pipelined] " : g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -659,6 +664,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
     bool defaults = false;      // the launcher's default kernel choice (33-128 heads: heads-major)
     bool groups32 = false;      // 33-128 heads: the wgmma kernel over groups of 32 (run 15's)
+    bool pipelined = false;     // 33-128 heads: the pipelined heads-major kernel
   };
   std::vector<Row> rows;
   for (int topk : {2048, 2176})
@@ -698,6 +704,13 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   for (int tokens : {1, 8, 32, 128})
     for (int heads : {64, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, true, false, false, true, true});
   rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true, true});
+  // The pipelined heads-major kernel, same cases.
+  for (int tokens : {1, 8, 32, 128})
+    for (int heads : {64, 128})
+      rows.push_back({tokens, heads, 2048, 528, false, false, true, false, false, true, false, true});
+  for (int heads : {64, 128}) rows.push_back({4096, heads, 2176, 528, false, false, true, false, false, true, false, true});
+  rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true, false, true});
+  rows.push_back({128, 64, 2048, 528, true, false, true, false, false, true, false, true});
   // T = 16 (4 blocks per split at K = 2048): the default choice at the threshold.
   for (int heads : {24, 32, 64}) {
     rows.push_back({16, heads, 2048, 528, false, false, true, false, false, true});
@@ -707,7 +720,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   std::printf("\n");
   int cur_row_bytes = 0, cur_topk = 0;
   for (const Row& r : rows) {
-    if (r.heads < g_bench_min_heads) continue;
+    if (r.heads < g_bench_min_heads || (g_skip_pipelined && r.pipelined)) continue;
     if (r.row_bytes != cur_row_bytes) {
       fill_pool<<<4096, 256>>>(pool, slots, r.row_bytes, 11);
       CHECK_CUDA(cudaGetLastError());
@@ -722,7 +735,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
       if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
-          r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1) || r.groups32)
+          r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1) || r.groups32 || r.pipelined != g_hm_pipelined)
         continue;
     }
     CHECK_CUDA(cudaDeviceSynchronize());
@@ -761,6 +774,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
       p.wgmma_min_blocks = r.wgmma ? 1 : kDefaultParams.wgmma_min_blocks;
     }
     p.heads_major = !r.groups32;
+    p.hm_pipelined = r.pipelined;
     p.hm_swap_value_desc = g_hm_swap;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
@@ -773,7 +787,8 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
+        r.pipelined ? (r.invariant ? "inv,pipe" : "pipelined")
+        : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
         : r.cp_async ? "batch+cpas"
@@ -831,6 +846,12 @@ int main(int argc, char** argv) {
       g_wgmma_min = 1;
     else if (std::string(argv[i]) == "--hm-swap")  // the heads-major value descriptor swapped
       g_hm_swap = true;
+    else if (std::string(argv[i]) == "--pipelined")  // --profile: the pipelined kernel's case
+      g_hm_pipelined = true;
+    else if (std::string(argv[i]) == "--pipelined-check")
+      g_only_pipelined = true, bench = false;
+    else if (std::string(argv[i]) == "--no-pipelined")
+      g_skip_pipelined = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
       g_bench_min_heads = std::atoi(argv[++i]);
     else if (std::string(argv[i]) != "--host-only")
@@ -914,7 +935,9 @@ int main(int argc, char** argv) {
   // split, heads-major above 32); pass 1: the wgmma kernel from 9 heads at any split; pass
   // 2: the block-shared kernels up to 32 heads, and above 32 the wgmma kernel over groups
   // of 32 (at most 8 heads, the same kernels again).
-  for (int pass = 0; pass < 3; ++pass) {
+  // Pass 3: 33-128 heads on the pipelined heads-major kernel (seesaw_kernel.cuh).
+  for (int pass = g_only_pipelined ? 3 : 0; pass < (g_skip_pipelined ? 3 : 4); ++pass) {
+  g_hm_pipelined = pass == 3;
   g_wgmma_from = pass == 2 ? 33 : kDefaultParams.wgmma_from_heads;
   g_wgmma_min = pass == 1 ? 1 : kDefaultParams.wgmma_min_blocks;
   g_heads_major = pass != 2;  // pass 2: 33-128 heads on the wgmma kernel over groups of 32
@@ -1060,6 +1083,7 @@ int main(int argc, char** argv) {
   g_wgmma_from = kDefaultParams.wgmma_from_heads;
   g_wgmma_min = kDefaultParams.wgmma_min_blocks;
   g_heads_major = kDefaultParams.heads_major;
+  g_hm_pipelined = kDefaultParams.hm_pipelined;
   std::printf("correctness: %s (%d failures)\n", g_failures ? "FAILED" : "passed", g_failures);
 
   if (bench) {
