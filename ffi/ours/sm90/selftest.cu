@@ -288,7 +288,8 @@ bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
 bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the pipelined kernel
 int g_bench_min_heads = 0;
 bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, no timings
-bool g_skip_pipelined = false;  // --no-pipelined: no pass 3 and no pipelined timings  // --bench-min-heads N: time only the rows of N heads or more
+bool g_skip_pipelined = false;  // --no-pipelined: no pass 3 and no pipelined timings
+bool g_bench_only = false;      // --bench-only: the timings alone (no correctness passes)  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
   __nv_bfloat16* q = nullptr;
@@ -852,6 +853,8 @@ int main(int argc, char** argv) {
       g_only_pipelined = true, bench = false;
     else if (std::string(argv[i]) == "--no-pipelined")
       g_skip_pipelined = true;
+    else if (std::string(argv[i]) == "--bench-only")
+      g_bench_only = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
       g_bench_min_heads = std::atoi(argv[++i]);
     else if (std::string(argv[i]) != "--host-only")
@@ -911,7 +914,7 @@ int main(int argc, char** argv) {
     return c;
   };
   const float tame_scale = 1.0f / std::sqrt(512.0f);
-  {
+  if (!g_bench_only) {
     // The heads-major kernel's value MMA reads the fp16 tile as an N-major B; which
     // descriptor field takes which stride was open before its first run (stage-0 M5):
     // a probe with both, and the rest of the run with the one that verifies.
@@ -936,7 +939,7 @@ int main(int argc, char** argv) {
   // 2: the block-shared kernels up to 32 heads, and above 32 the wgmma kernel over groups
   // of 32 (at most 8 heads, the same kernels again).
   // Pass 3: 33-128 heads on the pipelined heads-major kernel (seesaw_kernel.cuh).
-  for (int pass = g_only_pipelined ? 3 : 0; pass < (g_skip_pipelined ? 3 : 4); ++pass) {
+  for (int pass = g_only_pipelined ? 3 : 0; pass < (g_bench_only ? 0 : g_skip_pipelined ? 3 : 4); ++pass) {
   g_hm_pipelined = pass == 3;
   g_wgmma_from = pass == 2 ? 33 : kDefaultParams.wgmma_from_heads;
   g_wgmma_min = pass == 1 ? 1 : kDefaultParams.wgmma_min_blocks;
