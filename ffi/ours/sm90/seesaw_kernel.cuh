@@ -36,9 +36,13 @@ namespace jax_glm_nope::sm90 {
 constexpr int kSbRows = 32;      // candidates per sub-block (half a gathered block)
 constexpr int kSbTiles = 3;      // fp16 tile buffers
 constexpr int kSbStateWords = 14;  // per head: m, l, bound[4], F[4], factor[4]
-// Registers: 128 x 32 + 256 x 240 = 64K (the consumers need more than the 232 of the other
-// kernels: with 232, ptxas serialized the score MMAs, C7512).
-constexpr int kSbProducerRegs = 32, kSbConsumerRegs = 240;
+// Registers: 128 x 24 + 256 x 240 = 384 x 168 (the consumers need more than the 232 of the
+// other kernels: with 232, ptxas serialized every score MMA, C7512, run 19). Not yet run on
+// the GPU with these numbers.
+constexpr int kSbProducerRegs = 24, kSbConsumerRegs = 240;
+// setmaxnreg moves registers within the CTA's allocation (384 threads x 168, from the launch
+// bounds): an increase beyond it never returns (run 20: 32 + 240 did not fit and hung).
+static_assert(2 * 128 * kSbConsumerRegs + 128 * kSbProducerRegs <= 384 * 168, "register budget");
 
 struct SbSmem {
   static constexpr int kHeadsPad = kHmHeads;
@@ -120,8 +124,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         ptx::mbar_wait(&tile_empty[buf], ((j / kSbTiles) & 1) ^ 1);
         const uint8_t* rows = sm.rows + h * kSbRows * kRowBytes;
         uint8_t* tile = tiles + buf * S::kTileBytes;
-#pragma unroll 2
-        for (int i = 0; i < 16; ++i) {
+#pragma unroll 1
+        for (int i = 0; i < 16; ++i) {  // (one chunk at a time: 24 registers)
           const int d = 16 * (dq + 2 * i);
           const uint4 x = *reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d);
           const uint4 lo = make_uint4(e4m3x2_lo_to_f16x2(x.x), e4m3x2_hi_to_f16x2(x.x),

@@ -288,7 +288,9 @@ bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
 bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the pipelined kernel
 int g_bench_min_heads = 0;
 bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, no timings
-bool g_skip_pipelined = false;  // --no-pipelined: no pass 3 and no pipelined timings
+// The pipelined kernel (hm_pipelined) is opt-in: its last build hung on the H200 (run 20,
+// the register split since fixed but not rerun). --with-pipelined: pass 3 and its timings.
+bool g_skip_pipelined = true;
 bool g_bench_only = false;      // --bench-only: the timings alone (no correctness passes)  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
@@ -835,6 +837,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // line-buffered: a log survives a timeout
   bool bench = true;
   const char* csv_path = nullptr;
   const char* profile = nullptr;
@@ -850,9 +853,9 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--pipelined")  // --profile: the pipelined kernel's case
       g_hm_pipelined = true;
     else if (std::string(argv[i]) == "--pipelined-check")
-      g_only_pipelined = true, bench = false;
-    else if (std::string(argv[i]) == "--no-pipelined")
-      g_skip_pipelined = true;
+      g_only_pipelined = true, g_skip_pipelined = false, bench = false;
+    else if (std::string(argv[i]) == "--with-pipelined")
+      g_skip_pipelined = false;
     else if (std::string(argv[i]) == "--bench-only")
       g_bench_only = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
