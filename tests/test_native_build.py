@@ -163,6 +163,31 @@ def test_ptxas_report_no_spills_in_our_kernels_and_smem_fits(library):
     assert {r["unit"] for r in ours} >= {"ours/generic/kv_rows.cu"}
     spilled = [(r["unit"], r["arch"], r["kernel"], r["spill_stores"]) for r in ours if r["spill_stores"]]
     assert spilled == []
+    # (run 19: ptxas serialized every score MMA of a kernel for want of registers, C7512)
+    # The pipelined heads-major kernel (seesaw_kernel.cuh, behind a flag the dispatch does not
+    # set) is the one known exception, until its registers are rebalanced.
+    serialized = [
+        (r["kernel"], r["wgmma_serialized"])
+        for r in ours
+        if r.get("wgmma_serialized") and "seesaw" not in r["kernel"]
+    ]
+    assert serialized == []
+
+
+def test_ptxas_parse_reads_the_wgmma_serialization_advisory():
+    log = (
+        "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are "
+        "serialized due to insufficient register resources for the function '_Z1kv'\n"
+        "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90a'\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 168 registers, used 4 barriers\n"
+        "ptxas info    : Compiling entry function '_Z1jv' for 'sm_90a'\n"
+        "ptxas info    : Used 40 registers\n"
+    )
+    records = {r["kernel"]: r for r in build.parse_ptxas(log)}
+    assert records["_Z1kv"]["wgmma_serialized"] == "C7512"
+    assert records["_Z1jv"]["wgmma_serialized"] is None
+    assert records["_Z1kv"]["registers"] == 168
 
 
 @pytest.mark.nvcc
@@ -378,6 +403,7 @@ def test_parse_ptxas():
             "arch": "sm_90a",
             "spill_stores": 8,
             "spill_loads": 12,
+            "wgmma_serialized": None,
             "registers": 168,
             "smem_bytes": 4096,
         },
@@ -386,6 +412,7 @@ def test_parse_ptxas():
             "arch": "sm_120a",
             "spill_stores": 0,
             "spill_loads": 0,
+            "wgmma_serialized": None,
             "registers": 24,
             "smem_bytes": 0,
         },

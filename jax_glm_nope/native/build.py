@@ -243,15 +243,25 @@ def _compile_command(nvcc, unit: Unit, archs, sources, obj, flashinfer_data, ena
 _PTXAS_FUNCTION = re.compile(r"Compiling entry function '(\S+)' for '(\w+)'")
 _PTXAS_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 _PTXAS_USAGE = re.compile(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?")
+# ptxas's advisory that it serialized a kernel's warpgroup MMAs (each waits for the last),
+# e.g. for want of registers: it names the function, before or after its entry line.
+_PTXAS_WGMMA_SERIALIZED = re.compile(r"\((C75\d\d)\) Potential Performance Loss: wgmma\S* .*function '(\S+)'")
 
 
 def parse_ptxas(stderr: str) -> list[dict]:
     """``ptxas -v`` output -> one record per (kernel, arch): registers, static shared
-    memory, spill bytes."""
+    memory, spill bytes, and the code of a wgmma-serialization advisory (or None)."""
+    serialized = {m.group(2): m.group(1) for m in _PTXAS_WGMMA_SERIALIZED.finditer(stderr)}
     records, current = [], None
     for line in stderr.splitlines():
         if m := _PTXAS_FUNCTION.search(line):
-            current = {"kernel": m.group(1), "arch": m.group(2), "spill_stores": 0, "spill_loads": 0}
+            current = {
+                "kernel": m.group(1),
+                "arch": m.group(2),
+                "spill_stores": 0,
+                "spill_loads": 0,
+                "wgmma_serialized": serialized.get(m.group(1)),
+            }
             records.append(current)
         elif current is not None and (m := _PTXAS_SPILLS.search(line)):
             current["spill_stores"], current["spill_loads"] = int(m.group(1)), int(m.group(2))

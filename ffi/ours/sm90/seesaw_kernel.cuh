@@ -1,7 +1,14 @@
 // The pipelined heads-major kernel ("seesaw"): 33-128 heads, one CTA per group of 64
 // heads (grid y), every MMA with M = 64 heads, the MMAs of one consumer warpgroup
 // overlapping the softmax of the other (docs/cuda_sm90.md, "Next: overlap", run 19).
-// Behind `SparseMlaParams::hm_pipelined` until the H200 has measured it.
+// Behind `SparseMlaParams::hm_pipelined` (off): run 19 verified it (the selftest's pass 3)
+// and measured it slower than the default (b=128 H=64 196 vs 141 us), because ptxas
+// serializes its score MMAs for want of registers (advisory C7512; the native build's test
+// now refuses that advisory for every kernel but this one, which the dispatch never takes).
+// Giving the consumers 240 registers removes it, but then the producer and converter
+// warps get 24 (the CTA holds 384 x 168: run 20's 240 + 32 did not fit and hung in
+// setmaxnreg) and spill; the next step is a converter and gather that fit 24 registers,
+// or fewer live values in the consumers (docs/cuda_sm90.md, runs 19-20).
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Roles (384 threads):
@@ -36,13 +43,6 @@ namespace jax_glm_nope::sm90 {
 constexpr int kSbRows = 32;      // candidates per sub-block (half a gathered block)
 constexpr int kSbTiles = 3;      // fp16 tile buffers
 constexpr int kSbStateWords = 14;  // per head: m, l, bound[4], F[4], factor[4]
-// Registers: 128 x 24 + 256 x 240 = 384 x 168 (the consumers need more than the 232 of the
-// other kernels: with 232, ptxas serialized every score MMA, C7512, run 19). Not yet run on
-// the GPU with these numbers.
-constexpr int kSbProducerRegs = 24, kSbConsumerRegs = 240;
-// setmaxnreg moves registers within the CTA's allocation (384 threads x 168, from the launch
-// bounds): an increase beyond it never returns (run 20: 32 + 240 did not fit and hung).
-static_assert(2 * 128 * kSbConsumerRegs + 128 * kSbProducerRegs <= 384 * 168, "register budget");
 
 struct SbSmem {
   static constexpr int kHeadsPad = kHmHeads;
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   const int nsub = 2 * nblocks;
 
   if (warp >= 2 * kConsumerWarps) {
-    ptx::setmaxnreg_dec<kSbProducerRegs>();
+    ptx::setmaxnreg_dec<kProducerRegs>();
     const int pw = warp - 2 * kConsumerWarps;
     if (pw < kProducerWarps) {
       // ---------------- gather ----------------
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         ptx::mbar_wait(&tile_empty[buf], ((j / kSbTiles) & 1) ^ 1);
         const uint8_t* rows = sm.rows + h * kSbRows * kRowBytes;
         uint8_t* tile = tiles + buf * S::kTileBytes;
-#pragma unroll 1
-        for (int i = 0; i < 16; ++i) {  // (one chunk at a time: 24 registers)
+#pragma unroll 2
+        for (int i = 0; i < 16; ++i) {
           const int d = 16 * (dq + 2 * i);
           const uint4 x = *reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d);
           const uint4 lo = make_uint4(e4m3x2_lo_to_f16x2(x.x), e4m3x2_hi_to_f16x2(x.x),
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   }
 
   // ---------------- consumers ----------------
-  ptx::setmaxnreg_inc<kSbConsumerRegs>();
+  ptx::setmaxnreg_inc<kConsumerRegs>();
   const int W = __shfl_sync(~0u, warp / kConsumerWarps, 0);  // owns sub-blocks W, W + 2, ...
   const int w = warp % kConsumerWarps;  // heads 16 w .. 16 w + 15 of every MMA
   const int tid = threadIdx.x % 128;
@@ -224,55 +224,35 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   for (int j = W; j <= nsub; j += 2) {
     const bool own = j < nsub;
     uint32_t u[2][2][4];  // own tiles' U of sub-block j, as value-MMA A fragments
-    float fac_own[2][2];  // O's factors for sub-block j (own tiles), set in D
+    float fac_own[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
     if (own) {
-      // ---- A/B. the score MMAs of sub-block j, two tiles at a time (registers: O's 128
-      // beside 32 accumulators, not 64), each pair summed into sc with the exact scales
-      // (the same fma chain over t = 0..3); then the scaled scores and block maxima (no
-      // running state needed yet): e = 4 jj + 2 hi + k, candidate 8 jj + 2 q4 + k of the
-      // sub-block, head hi ----
+      // ---- A. the score MMAs of sub-block j (while the other warpgroup runs j - 1) ----
       ptx::mbar_wait(&tile_full[j % kSbTiles], (j / kSbTiles) & 1);
+      float acc[4][16];
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int e = 0; e < 16; ++e) asm volatile("" : "=f"(acc[t][e]));  // overwritten by s = 0
       const uint64_t kb = k_desc + uint64_t(((j % kSbTiles) * S::kTileBytes) >> 4);
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int s = 0; s < 8; ++s) {
+          const int d0 = 128 * t + 16 * s;  // core_offset<64>(0, d0), core_offset<32>(0, d0)
+          HmWgmma::scores(acc[t], q_desc + uint64_t((d0 * 128) >> 4), kb + uint64_t((d0 * 64) >> 4), s > 0);
+        }
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+#pragma unroll
+      for (int t = 0; t < 4; ++t) ptx::fence_regs(acc[t]);
       const uint8_t* tab = smem + S::kTab + (j % kSbTiles) * S::kTabBytes;
       const float4* tab_s = reinterpret_cast<const float4*>(tab);
       const int* tab_exp = reinterpret_cast<const int*>(tab + kSbRows * 16);
       const float* tab_smax = reinterpret_cast<const float*>(tab + kSbRows * 20);
+      // ---- B. scaled scores and block maxima (no running state needed yet): e = 4 jj +
+      // 2 hi + k, candidate 8 jj + 2 q4 + k of the sub-block, head hi ----
       float sc[16];
-#pragma unroll
-      for (int pair = 0; pair < 2; ++pair) {
-        float acc[2][16];
-#pragma unroll
-        for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-          for (int e = 0; e < 16; ++e) asm volatile("" : "=f"(acc[t2][e]));  // overwritten by s = 0
-        ptx::wgmma_fence();
-#pragma unroll
-        for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-          for (int s = 0; s < 8; ++s) {
-            const int d0 = 128 * (2 * pair + t2) + 16 * s;  // core_offset<64>(0, d0), core_offset<32>(0, d0)
-            HmWgmma::scores(acc[t2], q_desc + uint64_t((d0 * 128) >> 4), kb + uint64_t((d0 * 64) >> 4), s > 0);
-          }
-        ptx::wgmma_commit();
-        ptx::wgmma_wait<0>();
-#pragma unroll
-        for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(acc[t2]);
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj)
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const int c = 8 * jj + 2 * q4 + k;
-            const float2 s2 = reinterpret_cast<const float2*>(tab_s + c)[pair];
-            const int e_c = tab_exp[c];
-            const float down = pow2(e_c != kInactive ? -e_c : 0);
-#pragma unroll
-            for (int hi = 0; hi < 2; ++hi) {
-              const int e = 4 * jj + 2 * hi + k;
-              float x = pair == 0 ? acc[0][e] * (s2.x * down) : fmaf(acc[0][e], s2.x * down, sc[e]);
-              sc[e] = fmaf(acc[1][e], s2.y * down, x);
-            }
-          }
-      }
       uint32_t act = 0;
       float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
@@ -280,17 +260,23 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = 8 * jj + 2 * q4 + k;
+          const float4 s = tab_s[c];
           const int e_c = tab_exp[c];
           const bool a = e_c != kInactive;
+          const int ee = a ? e_c : 0;
           act |= uint32_t(a) << (2 * jj + k);
-          const float up = pow2(a ? e_c : 0);
+          const float down = pow2(-ee), up = pow2(ee);
+          const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * jj + 2 * hi + k;
-            const int h = 16 * w + g + 8 * hi;  // (the factors re-read: registers are short)
+            float x = acc[0][e] * sn[0];
+#pragma unroll
+            for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
             // A NaN score stays NaN: the maxima skip it, its probability and so the head's
             // sum become NaN, which marks the head bad at the end.
-            float v = ((sc[e] * sm.qpre[h]) * up) * sm.qpost[h];
+            const int h = 16 * w + g + 8 * hi;  // (the factors re-read: registers are short)
+            float v = ((x * sm.qpre[h]) * up) * sm.qpost[h];
             v = v >= FLT_MAX ? INFINITY : (v < -FLT_MAX ? -FLT_MAX : v);
             v = a ? v : -INFINITY;
             sc[e] = v;
