@@ -242,6 +242,36 @@ def generate(
     )
 
 
+def top2_margin(logits: np.ndarray) -> np.ndarray:
+    """``[steps, batch, vocab]`` -> ``[batch, steps]`` gap between the two largest logits."""
+    top = np.sort(logits, axis=-1)
+    return (top[..., -1] - top[..., -2]).T
+
+
+def free_running_agreement(reference: Result, other: Result, max_abs: float) -> dict:
+    """Two free-running greedy runs of the same model: equal tokens until a step whose
+    top-2 margin is a near-tie (<= 2 max_abs), logits within ``max_abs`` up to there.
+
+    After a near-tie the runs feed different tokens and legitimately diverge
+    (docs/example.md, "Greedy tokens"). Returns per request the first differing step
+    (None: none), the largest logit difference up to it and the margin there, and
+    ``ok`` for the whole batch.
+    """
+    margin = top2_margin(reference.logits)
+    requests = []
+    for request, (ours, theirs) in enumerate(zip(reference.tokens, other.tokens, strict=True)):
+        differ = np.flatnonzero(ours != theirs)
+        last = int(differ[0]) if differ.size else len(ours) - 1
+        diff = float(np.abs(other.logits[: last + 1, request] - reference.logits[: last + 1, request]).max())
+        near_tie = float(margin[request, last])
+        ok = bool(np.isfinite(diff) and diff <= max_abs and (not differ.size or near_tie <= 2 * max_abs))
+        requests.append(
+            {"first_difference": int(differ[0]) if differ.size else None, "max_abs": diff,
+             "margin_there": near_tie if differ.size else None, "ok": ok}
+        )
+    return {"max_abs_tolerance": max_abs, "requests": requests, "ok": all(r["ok"] for r in requests)}
+
+
 def compare_dense(cfg: model_lib.Config, run: Run, compact: Result) -> dict:
     """The compact run against the dense-mask paths on the same weights (docs/example.md).
 
