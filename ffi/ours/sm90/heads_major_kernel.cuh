@@ -20,7 +20,7 @@
 //  5. accumulates O_t += U_t . V_t for its tiles over all 64 candidates (A from registers,
 //     the tile read N-major as B).
 // Exchanges live in the stage just converted (free once both warpgroups converted it),
-// released to the producer once read. Five barriers per block: the warpgroup's (its half
+// released to the producer once read. Four barriers per block: the warpgroup's (its half
 // of the tile is free), then both warpgroups' after the conversion, the maxima and U.
 //
 // Numerics as in the wgmma kernel: q̂ = q 2^-e1 per head, the score factor before or
