@@ -69,6 +69,47 @@ struct HmSmem {
 };
 constexpr int kInactive = -1000;  // the exponent table's mark of an inactive candidate
 
+// What the heads-major kernels (this one and seesaw_kernel.cuh) share.
+
+// Sixteen e4m3 codes (one candidate, dims d .. d + 15, low byte first) as two 16-byte
+// rows of fp16 (dims d .. d + 7 and d + 8 .. d + 15), exactly.
+__device__ __forceinline__ void e4m3x16_to_f16(const uint4 x, uint4& lo, uint4& hi) {
+  lo = make_uint4(e4m3x2_lo_to_f16x2(x.x), e4m3x2_hi_to_f16x2(x.x), e4m3x2_lo_to_f16x2(x.y),
+                  e4m3x2_hi_to_f16x2(x.y));
+  hi = make_uint4(e4m3x2_lo_to_f16x2(x.z), e4m3x2_hi_to_f16x2(x.z), e4m3x2_lo_to_f16x2(x.w),
+                  e4m3x2_hi_to_f16x2(x.w));
+}
+
+// A candidate's score in log2 units from its scaled tile sum x: the head's factor before
+// (pre) and after (post) the candidate's 2^E_c (up); +inf past the float range, never -inf
+// for an active candidate, -inf for an inactive one. A NaN score stays NaN: the maxima skip
+// it, its probability and so the head's sum become NaN, which marks the head bad.
+__device__ __forceinline__ float hm_score(float x, float pre, float up, float post, bool active) {
+  float v = ((x * pre) * up) * post;
+  v = v >= FLT_MAX ? INFINITY : (v < -FLT_MAX ? -FLT_MAX : v);
+  return active ? v : -INFINITY;
+}
+
+// The probabilities 2^(v - m) of this thread's eight candidates of head row hi, in place
+// (sc[4 j + 2 hi + k], active bit 2 j + k of act), and their sum over the quad.
+__device__ __forceinline__ float hm_probabilities(float (&sc)[16], uint32_t act, int hi, float m) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int e = 4 * j + 2 * hi + k;
+      const float v = sc[e];
+      const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
+      const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
+      sc[e] = pr;
+      sum += pr;
+    }
+  sum += __shfl_xor_sync(~0u, sum, 1);
+  sum += __shfl_xor_sync(~0u, sum, 2);
+  return sum;
+}
+
 // wgmma shapes of the heads-major kernel: M = 64 heads.
 struct HmWgmma {
   // D (+)= A . B, m64n32k16: A (64 heads x 16 dims) and B (32 candidates x 16 dims), both
@@ -189,11 +230,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int d = 256 * wg + 16 * (dq + 2 * i);
-      const uint4 x = *reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d);
-      const uint4 lo = make_uint4(e4m3x2_lo_to_f16x2(x.x), e4m3x2_hi_to_f16x2(x.x),
-                                  e4m3x2_lo_to_f16x2(x.y), e4m3x2_hi_to_f16x2(x.y));
-      const uint4 hi = make_uint4(e4m3x2_lo_to_f16x2(x.z), e4m3x2_hi_to_f16x2(x.z),
-                                  e4m3x2_lo_to_f16x2(x.w), e4m3x2_hi_to_f16x2(x.w));
+      uint4 lo, hi;
+      e4m3x16_to_f16(*reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d), lo, hi);
       *reinterpret_cast<uint4*>(tile + core_offset<64>(cr, d)) = lo;
       *reinterpret_cast<uint4*>(tile + core_offset<64>(cr, d + 8)) = hi;
     }
@@ -259,13 +297,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
           float x = acc[0][e] * sn[0];
 #pragma unroll
           for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
-          // A NaN score stays NaN: the maxima skip it, its probability and so the head's
-          // sum become NaN, which marks the head bad at the end.
-          float v = ((x * pre[hi]) * up) * post[hi];
-          v = v >= FLT_MAX ? INFINITY : (v < -FLT_MAX ? -FLT_MAX : v);
-          v = a ? v : -INFINITY;
-          sc[e] = v;
-          mx[hi] = fmaxf(mx[hi], v);
+          sc[e] = hm_score(x, pre[hi], up, post[hi], a);
+          mx[hi] = fmaxf(mx[hi], sc[e]);
         }
       }
     // The block maximum per head: this warpgroup's candidates, then both halves.
@@ -287,21 +320,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const float m = bmax[hi] > m_old + kLazyMax ? bmax[hi] : m_old;  // lazy_max
       corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
       m_run[hi] = m;
-      float sum = 0.0f;
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-#pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const int e = 4 * j + 2 * hi + k;
-          const float v = sc[e];
-          const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
-          const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
-          sc[e] = pr;
-          sum += pr;
-        }
-      sum += __shfl_xor_sync(~0u, sum, 1);
-      sum += __shfl_xor_sync(~0u, sum, 2);
-      psum[hi] = sum;
+      psum[hi] = hm_probabilities(sc, act, hi, m);
     }
     // Per (tile, head), the same in both warpgroups: the bound of p |s_t| (max(p) = 2^(bmax
     // - m) times the block's max |s_t|), its exponent F and O's rescale factor (own tiles).

@@ -127,11 +127,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
 #pragma unroll 2
         for (int i = 0; i < 16; ++i) {
           const int d = 16 * (dq + 2 * i);
-          const uint4 x = *reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d);
-          const uint4 lo = make_uint4(e4m3x2_lo_to_f16x2(x.x), e4m3x2_hi_to_f16x2(x.x),
-                                      e4m3x2_lo_to_f16x2(x.y), e4m3x2_hi_to_f16x2(x.y));
-          const uint4 hi = make_uint4(e4m3x2_lo_to_f16x2(x.z), e4m3x2_hi_to_f16x2(x.z),
-                                      e4m3x2_lo_to_f16x2(x.w), e4m3x2_hi_to_f16x2(x.w));
+          uint4 lo, hi;
+          e4m3x16_to_f16(*reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d), lo, hi);
           *reinterpret_cast<uint4*>(tile + core_offset<32>(cr, d)) = lo;
           *reinterpret_cast<uint4*>(tile + core_offset<32>(cr, d + 8)) = hi;
         }
@@ -273,14 +270,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
             float x = acc[0][e] * sn[0];
 #pragma unroll
             for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
-            // A NaN score stays NaN: the maxima skip it, its probability and so the head's
-            // sum become NaN, which marks the head bad at the end.
             const int h = 16 * w + g + 8 * hi;  // (the factors re-read: registers are short)
-            float v = ((x * sm.qpre[h]) * up) * sm.qpost[h];
-            v = v >= FLT_MAX ? INFINITY : (v < -FLT_MAX ? -FLT_MAX : v);
-            v = a ? v : -INFINITY;
-            sc[e] = v;
-            mx[hi] = fmaxf(mx[hi], v);
+            sc[e] = hm_score(x, sm.qpre[h], up, sm.qpost[h], a);
+            mx[hi] = fmaxf(mx[hi], sc[e]);
           }
         }
 #pragma unroll
@@ -301,20 +293,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;  // lazy_max
         corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
         pm[hi] = mx[hi] == m ? 1.0f : ptx::exp2_approx(mx[hi] - m);  // max p of the sub-block
-        float sum = 0.0f;
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj)
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const int e = 4 * jj + 2 * hi + k;
-            const float v = sc[e];
-            const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
-            const float pr = (act >> (2 * jj + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
-            sc[e] = pr;
-            sum += pr;
-          }
-        sum += __shfl_xor_sync(~0u, sum, 1);
-        sum += __shfl_xor_sync(~0u, sum, 2);
+        const float sum = hm_probabilities(sc, act, hi, m);
         if (writer) {
           pub_own[0 * kHmHeads + h] = m;
           pub_own[1 * kHmHeads + h] = __fadd_rn(__fmul_rn(l_old, corr[hi]), sum);
