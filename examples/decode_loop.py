@@ -242,6 +242,19 @@ def generate(
     )
 
 
+def rates(run: Run, timings: dict) -> dict:
+    """Throughput of one ``generate`` run: prefill and decode tokens/s, ms per decode
+    step, and the attention share where it was timed (``attention_share=True``)."""
+    out = {
+        "prefill_tokens_per_s": run.batch * run.prompt_len / timings["prefill_s"],
+        "decode_tokens_per_s": run.batch * run.steps / timings["decode_s"] if run.steps else None,
+        "decode_ms_per_step": 1e3 * timings["decode_s"] / max(run.steps, 1),
+    }
+    if "decode_no_attention_s" in timings:
+        out["attention_share"] = 1.0 - timings["decode_no_attention_s"] / timings["decode_s"]
+    return out
+
+
 def top2_margin(logits: np.ndarray) -> np.ndarray:
     """``[steps, batch, vocab]`` -> ``[batch, steps]`` gap between the two largest logits."""
     top = np.sort(logits, axis=-1)
@@ -441,15 +454,11 @@ def main(argv=None) -> dict:
         "implementation": result.implementation,
         "candidates": cfg.num_candidates,
         "timings": t,
-        "prefill_tokens_per_s": run.batch * run.prompt_len / t["prefill_s"],
-        "decode_tokens_per_s": run.batch * run.steps / t["decode_s"] if run.steps else None,
-        "decode_ms_per_step": 1e3 * t["decode_s"] / max(run.steps, 1),
+        **rates(run, t),
         "kv_memory_gib": args.kv_memory_gib,
         "kv": kv_table(cfg, int(args.kv_memory_gib * 2**30)),
         "tokens": result.tokens.tolist(),
     }
-    if "decode_no_attention_s" in t:
-        summary["attention_share"] = 1.0 - t["decode_no_attention_s"] / t["decode_s"]
     if args.check_dense:
         summary["dense"] = compare_dense(cfg, run, result)
     if jax.process_index() == 0:

@@ -69,8 +69,7 @@ def layouts(num_devices: int) -> list[tuple[int, int]]:
 
 def decode_row(cfg, run: decode_loop.Run) -> dict:
     result = decode_loop.generate(cfg, run, attention_share=run.steps > 0)
-    t = result.timings
-    row = {
+    return {
         "data": run.data,
         "model": run.model,
         "heads_per_device": HEADS // run.model,
@@ -78,14 +77,9 @@ def decode_row(cfg, run: decode_loop.Run) -> dict:
         "batch_per_data_rank": run.batch // run.data,
         "prompt_len": run.prompt_len,
         "implementation": result.implementation,
-        "prefill_tokens_per_s": run.batch * run.prompt_len / t["prefill_s"],
-        "decode_tokens_per_s": run.batch * run.steps / t["decode_s"] if run.steps else None,
-        "decode_ms_per_step": 1e3 * t["decode_s"] / max(run.steps, 1),
-        "timings": t,
+        **decode_loop.rates(run, result.timings),
+        "timings": result.timings,
     }
-    if "decode_no_attention_s" in t:
-        row["attention_share"] = 1.0 - t["decode_no_attention_s"] / t["decode_s"]
-    return row
 
 
 def parse_args(argv=None):
