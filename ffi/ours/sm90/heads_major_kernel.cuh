@@ -80,6 +80,25 @@ __device__ __forceinline__ void e4m3x16_to_f16(const uint4 x, uint4& lo, uint4& 
                   e4m3x2_hi_to_f16x2(x.w));
 }
 
+// A candidate's exponent from the table (E_c, or kInactive): whether it is active, and
+// 2^-E_c / 2^E_c (1 / 1 for an inactive one).
+__device__ __forceinline__ bool hm_candidate(int e_c, float& down, float& up) {
+  const bool a = e_c != kInactive;
+  const int ee = a ? e_c : 0;
+  down = pow2(-ee);
+  up = pow2(ee);
+  return a;
+}
+
+// Score element e summed over the four tiles' accumulators with the candidate's tile
+// scales shifted by 2^-E_c (in tile order: one fma chain).
+__device__ __forceinline__ float hm_tile_sum(const float (&acc)[4][16], int e, const float (&sn)[4]) {
+  float x = acc[0][e] * sn[0];
+#pragma unroll
+  for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
+  return x;
+}
+
 // A candidate's score in log2 units from its scaled tile sum x: the head's factor before
 // (pre) and after (post) the candidate's 2^E_c (up); +inf past the float range, never -inf
 // for an active candidate, -inf for an inactive one. A NaN score stays NaN: the maxima skip
@@ -285,19 +304,14 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       for (int k = 0; k < 2; ++k) {
         const int c = 32 * wg + 8 * j + 2 * q4 + k;
         const float4 s = tab_s[c];
-        const int e_c = tab_exp[c];
-        const bool a = e_c != kInactive;
-        const int ee = a ? e_c : 0;
+        float down, up;
+        const bool a = hm_candidate(tab_exp[c], down, up);
         act |= uint32_t(a) << (2 * j + k);
-        const float down = pow2(-ee), up = pow2(ee);
         const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
-          float x = acc[0][e] * sn[0];
-#pragma unroll
-          for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
-          sc[e] = hm_score(x, pre[hi], up, post[hi], a);
+          sc[e] = hm_score(hm_tile_sum(acc, e, sn), pre[hi], up, post[hi], a);
           mx[hi] = fmaxf(mx[hi], sc[e]);
         }
       }

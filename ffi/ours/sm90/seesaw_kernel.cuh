@@ -258,20 +258,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         for (int k = 0; k < 2; ++k) {
           const int c = 8 * jj + 2 * q4 + k;
           const float4 s = tab_s[c];
-          const int e_c = tab_exp[c];
-          const bool a = e_c != kInactive;
-          const int ee = a ? e_c : 0;
+          float down, up;
+          const bool a = hm_candidate(tab_exp[c], down, up);
           act |= uint32_t(a) << (2 * jj + k);
-          const float down = pow2(-ee), up = pow2(ee);
           const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * jj + 2 * hi + k;
-            float x = acc[0][e] * sn[0];
-#pragma unroll
-            for (int t = 1; t < 4; ++t) x = fmaf(acc[t][e], sn[t], x);
             const int h = 16 * w + g + 8 * hi;  // (the factors re-read: registers are short)
-            sc[e] = hm_score(x, sm.qpre[h], up, sm.qpost[h], a);
+            sc[e] = hm_score(hm_tile_sum(acc, e, sn), sm.qpre[h], up, sm.qpost[h], a);
             mx[hi] = fmaxf(mx[hi], sc[e]);
           }
         }
