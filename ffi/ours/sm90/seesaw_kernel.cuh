@@ -2,13 +2,10 @@
 // heads (grid y), every MMA with M = 64 heads, the MMAs of one consumer warpgroup
 // overlapping the softmax of the other (docs/cuda_sm90.md, "Next: overlap", run 19).
 // Behind `SparseMlaParams::hm_pipelined` (off): run 19 verified it (the selftest's pass 3)
-// and measured it slower than the default (b=128 H=64 196 vs 141 us), because ptxas
-// serializes its score MMAs for want of registers (advisory C7512; the native build's test
-// now refuses that advisory for every kernel but this one, which the dispatch never takes).
-// Giving the consumers 240 registers removes it, but then the producer and converter
-// warps get 24 (the CTA holds 384 x 168: run 20's 240 + 32 did not fit and hung in
-// setmaxnreg) and spill; the next step is a converter and gather that fit 24 registers,
-// or fewer live values in the consumers (docs/cuda_sm90.md, runs 19-20).
+// and measured it slower than the default (b=128 H=64 196 vs 141 us), because at 232
+// registers ptxas serialized its score MMAs (advisory C7512). Since run 21 the consumers
+// have 240 and the gather and converter warps 24 (no spill, no advisory; the score MMAs
+// of a sub-block issue back to back in the SASS; docs/cuda_sm90.md, runs 19-21).
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Roles (384 threads):
@@ -43,6 +40,13 @@ namespace jax_glm_nope::sm90 {
 constexpr int kSbRows = 32;      // candidates per sub-block (half a gathered block)
 constexpr int kSbTiles = 3;      // fp16 tile buffers
 constexpr int kSbStateWords = 14;  // per head: m, l, bound[4], F[4], factor[4]
+// Registers: at 232 per consumer thread ptxas serializes the score MMAs (C7512, run 19);
+// at 240 it does not. setmaxnreg moves registers only within the CTA's 384 x 168 (the
+// launch bounds), so the gather and converter warps get 24 (run 20's 32 did not fit and
+// hung); both are written to fit 24 without spilling (the converter one 16-code step per
+// iteration, its thread's place re-read per sub-block).
+constexpr int kSbProducerRegs = 24, kSbConsumerRegs = 240;
+static_assert(2 * 128 * kSbConsumerRegs + 128 * kSbProducerRegs <= kHmThreads * 168, "setmaxnreg pool");
 
 struct SbSmem {
   static constexpr int kHeadsPad = kHmHeads;
@@ -104,7 +108,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   const int nsub = 2 * nblocks;
 
   if (warp >= 2 * kConsumerWarps) {
-    ptx::setmaxnreg_dec<kProducerRegs>();
+    ptx::setmaxnreg_dec<kSbProducerRegs>();
     const int pw = warp - 2 * kConsumerWarps;
     if (pw < kProducerWarps) {
       // ---------------- gather ----------------
@@ -113,43 +117,52 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
       return;
     }
     // ---------------- converter: warps 10-11 ----------------
-    const int ct = threadIdx.x - (2 * kConsumerWarps + kProducerWarps) * 32;  // 0..63
-    const int cr = (ct & 7) + 8 * ((ct >> 3) & 3);  // candidate in the sub-block
-    const int dq = ct >> 5;
-    bool bad = false;
     for (int b = 0; b < nblocks; ++b) {
       ptx::mbar_wait(&sm.full[0], b & 1);
       for (int h = 0; h < 2; ++h) {
+        // The thread's place, read afresh per sub-block (24 registers: nothing kept across)
+        uint32_t tx;
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+        const int ct = int(tx) - (2 * kConsumerWarps + kProducerWarps) * 32;  // 0..63
+        const int cr = (ct & 7) + 8 * ((ct >> 3) & 3);  // candidate in the sub-block
+        const int dq = ct >> 5;
         const int j = 2 * b + h, buf = j % kSbTiles;
         ptx::mbar_wait(&tile_empty[buf], ((j / kSbTiles) & 1) ^ 1);
         const uint8_t* rows = sm.rows + h * kSbRows * kRowBytes;
         uint8_t* tile = tiles + buf * S::kTileBytes;
-#pragma unroll 2
-        for (int i = 0; i < 16; ++i) {
-          const int d = 16 * (dq + 2 * i);
+        // dims d = 16 (dq + 2 i): codes 32 i bytes on, the tile's cores 2048 i bytes on
+        // (core_offset<32>(cr, d) = core_offset<32>(cr, 16 dq) + 2048 i; d + 8: + 512).
+        // One step per iteration: the converter has 24 registers (240 for the consumers).
+        const uint8_t* src = rows + cr * kRowBytes + 16 * dq;
+        uint8_t* dst = tile + core_offset<32>(cr, 16 * dq);
+        static_assert(core_offset<32>(0, 32) == 2048 && core_offset<32>(0, 8) == 512, "tile steps");
+#pragma unroll 1
+        for (int i = 0; i < 16; ++i, src += 32, dst += 2048) {
           uint4 lo, hi;
-          e4m3x16_to_f16(*reinterpret_cast<const uint4*>(rows + cr * kRowBytes + d), lo, hi);
-          *reinterpret_cast<uint4*>(tile + core_offset<32>(cr, d)) = lo;
-          *reinterpret_cast<uint4*>(tile + core_offset<32>(cr, d + 8)) = hi;
+          e4m3x16_to_f16(*reinterpret_cast<const uint4*>(src), lo, hi);
+          *reinterpret_cast<uint4*>(dst) = lo;
+          *reinterpret_cast<uint4*>(dst + 512) = hi;
         }
         if (ct < 32) {  // warp 10: the table, lane = candidate
           uint8_t* tab = smem + S::kTab + buf * S::kTabBytes;
           const float4 s = *reinterpret_cast<const float4*>(rows + ct * kRowBytes + L::kScalesOffset);
           const float sv[4] = {fabsf(s.x), fabsf(s.y), fabsf(s.z), fabsf(s.w)};
-          bad |= !isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w);  // zero rows: 0
+          // (zero rows have finite scales; the flag is set where seen, nothing kept across blocks)
+          if (!isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w)) atomicOr(sm.bad_all, 1);
           reinterpret_cast<float4*>(tab)[ct] = s;
           reinterpret_cast<int*>(tab + kSbRows * 16)[ct] =
               sm.flags[h * kSbRows + ct] != 0
                   ? exponent_bound(fmaxf(fmaxf(sv[0], sv[1]), fmaxf(sv[2], sv[3])))
                   : kInactive;
-#pragma unroll
+          // the tiles' maxima one at a time, the scale re-read (24 registers)
+          const float* sc = reinterpret_cast<const float*>(rows + ct * kRowBytes + L::kScalesOffset);
+#pragma unroll 1
           for (int t = 0; t < 4; ++t) {
-            float mx = sv[t];
+            float mx = fabsf(sc[t]);
 #pragma unroll
             for (int o_ = 1; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
             if (ct == 0) reinterpret_cast<float*>(tab + kSbRows * 20)[t] = mx;
           }
-          if (__any_sync(~0u, bad) && ct == 0) atomicOr(sm.bad_all, 1);
         }
         ptx::fence_proxy_async();  // the tile is read by the MMAs through the async proxy
         ptx::mbar_arrive(&tile_full[buf]);
@@ -161,7 +174,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   }
 
   // ---------------- consumers ----------------
-  ptx::setmaxnreg_inc<kConsumerRegs>();
+  ptx::setmaxnreg_inc<kSbConsumerRegs>();
   const int W = __shfl_sync(~0u, warp / kConsumerWarps, 0);  // owns sub-blocks W, W + 2, ...
   const int w = warp % kConsumerWarps;  // heads 16 w .. 16 w + 15 of every MMA
   const int tid = threadIdx.x % 128;
