@@ -8,8 +8,9 @@ requests over a ``data`` axis, the compact 528-byte pools and the implementation
 dispatch table picks on each device. For every layout the device count allows:
 
 1. **Agreement**: a short run on the mesh against the same run on one device (mesh
-   1 x 1): free-running greedy tokens equal until a near-tie, logits within
-   ``--max-abs`` (``decode_loop.free_running_agreement``).
+   1 x 1), and the 1 x 1 mesh against the jnp reference implementation on it:
+   free-running greedy tokens equal until a near-tie, logits within ``--max-abs``
+   (``decode_loop.free_running_agreement``).
 2. **Decode**: ``--batches`` requests per data rank (default 8, 64, 256), a
    ``--prompt-len`` prompt each prefilled in chunks, ``--steps`` decode steps:
    tokens/s, ms per step, and the attention share (the same steps with ``sparse_mla``
@@ -145,11 +146,24 @@ def main(argv=None) -> dict:
     if "agreement" not in args.skip:
         for data, model in chosen:
             run = decode_loop.Run(batch=2 * data, prompt_len=64, steps=16, data=data, model=model)
-            one = decode_loop.generate(cfg, dataclasses.replace(run, data=1, model=1))
+            # A layout of several devices against one device (the same implementation); the
+            # 1 x 1 mesh itself (one GPU) against the jnp reference on that mesh.
+            alone = (data, model) == (1, 1)
+            one = decode_loop.generate(
+                cfg, dataclasses.replace(run, data=1, model=1, implementation="reference" if alone else None)
+            )
             mesh = decode_loop.generate(cfg, run)
             agreement = decode_loop.free_running_agreement(one, mesh, args.max_abs)
-            summary["agreement"].append({"data": data, "model": model, **agreement})
-            print(f"agreement data={data} model={model}: {'ok' if agreement['ok'] else 'DIFFERS'}", flush=True)
+            against = "reference on 1x1" if alone else "1x1"
+            summary["agreement"].append(
+                {"data": data, "model": model, "against": against, "implementation": mesh.implementation,
+                 **agreement}
+            )
+            print(
+                f"agreement data={data} model={model} ({mesh.implementation}) vs {against}: "
+                f"{'ok' if agreement['ok'] else 'DIFFERS'}",
+                flush=True,
+            )
             save()
     if "decode" not in args.skip:
         for b in batches:

@@ -8,7 +8,8 @@
 # The work folder is packed into OUTDIR/profile.tgz (text: logs, CSV exports) and
 # OUTDIR/reports.tgz (the .ncu-rep files, when small enough to fetch).
 #
-# Usage: scripts/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule)
+# Usage: scripts/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule),
+#   or T:H:K+pipelined / T:H:K+wgmma for that kernel's case
 #   SELFTEST=1 STAGE0=1 also run scripts/sm90_selftest.sh and scripts/sm90_stage0.sh;
 #   PROFILE_ARGS=--wgmma profiles the wgmma kernel's cases (9-32 heads).
 set -uo pipefail
@@ -34,23 +35,26 @@ else
     ffi/ours/sm90/selftest.cu -o "$SELFTEST_BIN" || exit 1
 fi
 
-for c in "${cases[@]}"; do
-  name="ncu_${c//:/_}"
+for cf in "${cases[@]}"; do
+  c=${cf%%+*}  # T:H:K, optionally +pipelined or +wgmma: that kernel's case for this one
+  flag=""
+  [ "$c" != "$cf" ] && flag="--${cf#*+}"
+  name="ncu_${c//:/_}${flag:+_${flag#--}}"
   # Skip the first launch (and its combine): caches and clocks warm; profile the second.
   timeout "${NCU_TIMEOUT:-150}" "$ncu" --clock-control none --set full --import-source yes \
     -k regex:"sparse_mla|combine_kernel" --launch-skip 2 --launch-count 2 \
-    -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" ${PROFILE_ARGS:-} >"$work/$name.log" 2>&1 || status=1
+    -f -o "$work/$name" "$SELFTEST_BIN" --profile "$c" $flag ${PROFILE_ARGS:-} >"$work/$name.log" 2>&1 || status=1
   if [ -f "$work/$name.ncu-rep" ]; then
     "$ncu" --import "$work/$name.ncu-rep" --page details --csv >"$work/$name.details.csv" 2>/dev/null
     "$ncu" --import "$work/$name.ncu-rep" --page raw --csv >"$work/$name.raw.csv" 2>/dev/null
     "$ncu" --import "$work/$name.ncu-rep" --page source --csv --print-source sass \
       -k regex:"sparse_mla" >"$work/$name.source.csv" 2>/dev/null
     # The headline per kernel: duration, issue activity, top stall reasons, pipes.
-    echo "== $c"
+    echo "== $cf"
     grep -E '"(Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Achieved Occupancy|Registers Per Thread)"' \
       "$work/$name.details.csv" | awk -F'","' '{k=$5; sub(/\(.*/, "", k); print k " | " $(NF-2) " = " $NF}' | tr -d '"' | head -40
   else
-    echo "== $c: no report"; tail -5 "$work/$name.log"
+    echo "== $cf: no report"; tail -5 "$work/$name.log"
   fi
 done
 

@@ -851,7 +851,7 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--hm-swap")  // the heads-major value descriptor swapped
       g_hm_swap = true;
     else if (std::string(argv[i]) == "--pipelined")  // --profile: the pipelined kernel's case
-      g_hm_pipelined = true;
+      g_hm_pipelined = true, g_skip_pipelined = false;
     else if (std::string(argv[i]) == "--pipelined-check")
       g_only_pipelined = true, g_skip_pipelined = false, bench = false;
     else if (std::string(argv[i]) == "--with-pipelined")
