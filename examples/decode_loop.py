@@ -50,6 +50,7 @@ import glm_nope_model as model_lib  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
 from jax_glm_nope import candidates, dispatch, planner  # noqa: E402
+from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
 from jax_glm_nope.implementations import Shapes  # noqa: E402
 
 
@@ -162,6 +163,13 @@ def generate(
     chunk = run.prefill_chunk or run.prompt_len
     if run.prompt_len % chunk:
         raise ValueError(f"prefill_chunk: expected a divisor of prompt_len={run.prompt_len}, got {chunk}")
+    per_device = run.batch // max(run.data, 1) * chunk
+    if per_device > MAX_TOKENS:
+        raise ValueError(
+            f"prefill_chunk: a prefill step feeds batch / data x chunk = {per_device} tokens to "
+            f"sparse_mla per device, more than its {MAX_TOKENS}; use prefill_chunk <= "
+            f"{MAX_TOKENS // max(run.batch // max(run.data, 1), 1)}"
+        )
     if run.page_size % cfg.index_kpool:
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
     dense = attention in model_lib.DENSE_CACHE_DTYPES

@@ -56,6 +56,8 @@ sys.path.insert(0, ROOT)
 import decode_loop  # noqa: E402
 import glm_nope_model as model_lib  # noqa: E402
 
+from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
+
 HEADS = 64  # GLM-5.3-Flash's query heads
 
 
@@ -169,8 +171,10 @@ def main(argv=None) -> dict:
         for b in batches:
             baseline = None
             for data, model in [(1, 1), *[lm for lm in chosen if lm != (1, 1)]]:
+                # a prefill step stays within sparse_mla's tokens per call (b x chunk)
                 run = decode_loop.Run(
-                    batch=b * data, prompt_len=prompt_len, prefill_chunk=chunk, steps=steps,
+                    batch=b * data, prompt_len=prompt_len,
+                    prefill_chunk=min(chunk, max(MAX_TOKENS // b, 1)), steps=steps,
                     data=data, model=model, page_size=64,
                 )
                 start = time.perf_counter()

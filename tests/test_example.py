@@ -265,3 +265,14 @@ def test_multi_gpu_script_rehearses_on_8_cpu_devices(tmp_path):
     assert rows[(2, 4)]["vs_one_device"] > 0 and 0 <= rows[(2, 4)]["attention_share"] < 1
     kv = {k["cache"]: k for k in summary["kv_per_device"]}
     assert kv["COMPACT fp8"]["tokens"] > kv["PADDED fp8"]["tokens"]
+
+
+def test_prefill_steps_beyond_sparse_mla_token_limit_are_refused_with_the_fix():
+    """A prefill step of batch x chunk tokens past sparse_mla's T limit (65536 per device):
+    a clear error naming the largest chunk that fits, before anything is compiled."""
+    cfg = model_lib.Config(num_heads=8)
+    with pytest.raises(ValueError, match=r"262144 tokens .* prefill_chunk <= 256"):
+        decode_loop.generate(cfg, decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, steps=1))
+    # per data rank: 2 ranks of 128 requests fit 512 tokens per request
+    with pytest.raises(ValueError, match=r"prefill_chunk <= 512"):
+        decode_loop.generate(cfg, decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, data=2, steps=1))
