@@ -66,9 +66,9 @@ struct SbSmem {
   static constexpr int kFlags = kPub + 2 * kSbStateWords * kHmHeads * 4;
   static constexpr int kFactor = kFlags + kBlockRows * 4;
   static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
-  // ring full/empty (SmemView), then tile full [3] and tile empty [3]
+  // ring halves' full [2] and empty [2] (SmemView), then tile full [3] and tile empty [3]
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
-  static constexpr int kBytes = kBars + (2 + 2 * kSbTiles) * 8;
+  static constexpr int kBytes = kBars + (4 + 2 * kSbTiles) * 8;
   static_assert(kBytes <= 227 * 1024, "shared memory");
 };
 
@@ -88,87 +88,108 @@ template <bool kCpAsync>
 __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const SparseMlaParams p) {
   using S = SbSmem;
   extern __shared__ __align__(128) uint8_t smem[];
-  const SmemView<S> sm(smem, 1);
+  const SmemView<S> sm(smem, 2);  // full[2], empty[2]: the ring's halves
   uint8_t* const tiles = smem + S::kTiles;
-  uint64_t* const tile_full = sm.full + 2;   // [3], 64 converter arrivals
+  uint64_t* const tile_full = sm.full + 4;   // [3], 64 converter arrivals
   uint64_t* const tile_empty = tile_full + kSbTiles;  // [3], 8 consumer-warp arrivals
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
   const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  // The ring is one 64-row stage in two halves, each its own stage of 32 rows: gather warp
+  // h fills half h (full[h]: its one arrival, or its 32 lanes' with cp.async) and the
+  // converter frees it (empty[h]: both converter warps) as soon as that half is converted,
+  // so the next block's half h is in flight while the other half converts (run 23: with one
+  // barrier pair for the whole stage, the gather's latency and both halves' conversion ran
+  // in sequence and the consumers waited on the tiles).
   if (threadIdx.x == 0) {
+    for (int h = 0; h < 2; ++h) {
+      ptx::mbar_init(&sm.full[h], kCpAsync ? 32 : 1);
+      ptx::mbar_init(&sm.empty[h], 2);
+    }
     for (int i = 0; i < kSbTiles; ++i) {
       ptx::mbar_init(&tile_full[i], 64);
       ptx::mbar_init(&tile_empty[i], 2 * kConsumerWarps);
     }
+    *sm.bad_all = 0;
   }
-  // ring: empty gets one arrival per converter warp
-  init_barriers<1, kCpAsync>(sm.full, sm.empty, 2, sm.bad_all);
+  __syncthreads();
   const int nsub = 2 * nblocks;
 
   if (warp >= 2 * kConsumerWarps) {
     ptx::setmaxnreg_dec<kSbProducerRegs>();
     const int pw = warp - 2 * kConsumerWarps;
     if (pw < kProducerWarps) {
-      // ---------------- gather ----------------
+      // ---------------- gather: warp pw, half pw of every block ----------------
       gather_rows<1, kCpAsync>(p, token, c_begin, c_stop, nblocks, pw, lane, sm.rows, sm.flags,
-                               sm.full, sm.empty);
+                               sm.full + pw, sm.empty + pw);
       return;
     }
     // ---------------- converter: warps 10-11 ----------------
-    for (int b = 0; b < nblocks; ++b) {
-      ptx::mbar_wait(&sm.full[0], b & 1);
-      for (int h = 0; h < 2; ++h) {
-        // The thread's place, read afresh per sub-block (24 registers: nothing kept across)
-        uint32_t tx;
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
-        const int ct = int(tx) - (2 * kConsumerWarps + kProducerWarps) * 32;  // 0..63
-        const int cr = (ct & 7) + 8 * ((ct >> 3) & 3);  // candidate in the sub-block
-        const int dq = ct >> 5;
-        const int j = 2 * b + h, buf = j % kSbTiles;
-        ptx::mbar_wait(&tile_empty[buf], ((j / kSbTiles) & 1) ^ 1);
-        const uint8_t* rows = sm.rows + h * kSbRows * kRowBytes;
-        uint8_t* tile = tiles + buf * S::kTileBytes;
-        // dims d = 16 (dq + 2 i): codes 32 i bytes on, the tile's cores 2048 i bytes on
-        // (core_offset<32>(cr, d) = core_offset<32>(cr, 16 dq) + 2048 i; d + 8: + 512).
-        // One step per iteration: the converter has 24 registers (240 for the consumers).
-        const uint8_t* src = rows + cr * kRowBytes + 16 * dq;
-        uint8_t* dst = tile + core_offset<32>(cr, 16 * dq);
-        static_assert(core_offset<32>(0, 32) == 2048 && core_offset<32>(0, 8) == 512, "tile steps");
+    for (int j = 0; j < nsub; ++j) {
+      const int h = j & 1, buf = j % kSbTiles;
+      ptx::mbar_wait(&sm.full[h], (j >> 1) & 1);
+      // The thread's place, read afresh per sub-block (24 registers: nothing kept across)
+      uint32_t tx;
+      asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+      const int ct = int(tx) - (2 * kConsumerWarps + kProducerWarps) * 32;  // 0..63
+      const int cr = (ct & 7) + 8 * ((ct >> 3) & 3);  // candidate in the sub-block
+      const int dq = ct >> 5;  // = the converter warp
+      ptx::mbar_wait(&tile_empty[buf], ((j / kSbTiles) & 1) ^ 1);
+      const uint8_t* rows = sm.rows + h * kSbRows * kRowBytes;
+      uint8_t* tile = tiles + buf * S::kTileBytes;
+      // dims d = 16 (dq + 2 i): codes 32 i bytes on, the tile's cores 2048 i bytes on
+      // (core_offset<32>(cr, d) = core_offset<32>(cr, 16 dq) + 2048 i; d + 8: + 512).
+      // One step per iteration, the next step's codes loaded before this one converts (the
+      // converter has 24 registers, 240 for the consumers).
+      const uint8_t* src = rows + cr * kRowBytes + 16 * dq;
+      uint8_t* dst = tile + core_offset<32>(cr, 16 * dq);
+      static_assert(core_offset<32>(0, 32) == 2048 && core_offset<32>(0, 8) == 512, "tile steps");
+      // (the last step's look-ahead reads 16 bytes of shared memory past the codes, within
+      // the ring or q̂, and drops them)
+      static_assert(SbSmem::kRows + SbSmem::kStage + 16 <= SbSmem::kQ + kHmHeads * L::kHeadDim * 2, "look-ahead");
+      uint4 codes = *reinterpret_cast<const uint4*>(src);
 #pragma unroll 1
-        for (int i = 0; i < 16; ++i, src += 32, dst += 2048) {
-          uint4 lo, hi;
-          e4m3x16_to_f16(*reinterpret_cast<const uint4*>(src), lo, hi);
-          *reinterpret_cast<uint4*>(dst) = lo;
-          *reinterpret_cast<uint4*>(dst + 512) = hi;
-        }
-        if (ct < 32) {  // warp 10: the table, lane = candidate
-          uint8_t* tab = smem + S::kTab + buf * S::kTabBytes;
-          const float4 s = *reinterpret_cast<const float4*>(rows + ct * kRowBytes + L::kScalesOffset);
-          const float sv[4] = {fabsf(s.x), fabsf(s.y), fabsf(s.z), fabsf(s.w)};
-          // (zero rows have finite scales; the flag is set where seen, nothing kept across blocks)
-          if (!isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w)) atomicOr(sm.bad_all, 1);
-          reinterpret_cast<float4*>(tab)[ct] = s;
-          reinterpret_cast<int*>(tab + kSbRows * 16)[ct] =
-              sm.flags[h * kSbRows + ct] != 0
-                  ? exponent_bound(fmaxf(fmaxf(sv[0], sv[1]), fmaxf(sv[2], sv[3])))
-                  : kInactive;
-          // the tiles' maxima one at a time, the scale re-read (24 registers)
-          const float* sc = reinterpret_cast<const float*>(rows + ct * kRowBytes + L::kScalesOffset);
-#pragma unroll 1
-          for (int t = 0; t < 4; ++t) {
-            float mx = fabsf(sc[t]);
-#pragma unroll
-            for (int o_ = 1; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
-            if (ct == 0) reinterpret_cast<float*>(tab + kSbRows * 20)[t] = mx;
-          }
-        }
-        ptx::fence_proxy_async();  // the tile is read by the MMAs through the async proxy
-        ptx::mbar_arrive(&tile_full[buf]);
+      for (int i = 0; i < 16; ++i, dst += 2048) {
+        src += 32;
+        const uint4 next = *reinterpret_cast<const uint4*>(src);
+        uint4 lo, hi;
+        e4m3x16_to_f16(codes, lo, hi);
+        *reinterpret_cast<uint4*>(dst) = lo;
+        *reinterpret_cast<uint4*>(dst + 512) = hi;
+        codes = next;
       }
+      // The table, lane = candidate: warp 10 its scales, exponent and tiles 0-1's maxima,
+      // warp 11 tiles 2-3's maxima (one at a time, the scale re-read: 24 registers). Its
+      // addresses are derived afresh from an opaque copy of j (kept across the loop above,
+      // they would spill).
+      int jt;
+      asm volatile("mov.b32 %0, %1;" : "=r"(jt) : "r"(j));
+      const int ht = jt & 1;
+      uint8_t* tab = smem + S::kTab + (jt % kSbTiles) * S::kTabBytes;
+      const float* sc = reinterpret_cast<const float*>(sm.rows + (ht * kSbRows + lane) * kRowBytes + L::kScalesOffset);
+      if (dq == 0) {
+        const float4 s = *reinterpret_cast<const float4*>(sc);
+        // (zero rows have finite scales; the flag is set where seen, nothing kept across blocks)
+        if (!isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w)) atomicOr(sm.bad_all, 1);
+        reinterpret_cast<float4*>(tab)[lane] = s;
+        reinterpret_cast<int*>(tab + kSbRows * 16)[lane] =
+            sm.flags[ht * kSbRows + lane] != 0
+                ? exponent_bound(fmaxf(fmaxf(fabsf(s.x), fabsf(s.y)), fmaxf(fabsf(s.z), fabsf(s.w))))
+                : kInactive;
+      }
+#pragma unroll 1
+      for (int t = 2 * dq; t < 2 * dq + 2; ++t) {
+        float mx = fabsf(sc[t]);
+#pragma unroll
+        for (int o_ = 1; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
+        if (lane == 0) reinterpret_cast<float*>(tab + kSbRows * 20)[t] = mx;
+      }
+      ptx::fence_proxy_async();  // the tile is read by the MMAs through the async proxy
+      ptx::mbar_arrive(&tile_full[jt % kSbTiles]);
       __syncwarp();
-      if (lane == 0) ptx::mbar_arrive(&sm.empty[0]);  // both halves converted
+      if (lane == 0) ptx::mbar_arrive(&sm.empty[ht]);  // half h converted: its rows are free
     }
     return;
   }
