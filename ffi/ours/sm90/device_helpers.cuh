@@ -195,11 +195,6 @@ __device__ __forceinline__ void fence_regs(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-template <int N>
-__device__ __forceinline__ void fence_regs(uint32_t (&d)[N]) {  // an MMA's A fragments
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(d[i])::"memory");
-}
 
 // 2^x for x <= 0 (probabilities and corrections); -inf gives +0.
 __device__ __forceinline__ float exp2_approx(float x) {

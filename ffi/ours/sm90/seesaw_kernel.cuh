@@ -59,9 +59,9 @@ struct SbSmem {
   // int, the max |s_t| over them [4].
   static constexpr int kTabBytes = kSbRows * 16 + kSbRows * 4 + 16;
   static constexpr int kTab = kTiles + kSbTiles * kTileBytes;
-  // Per owner warpgroup: the other's tiles' U (four 64 x 16 fp16 MMA operands, 128-byte
-  // aligned) and the state after its last sub-block [14 words][64 heads].
-  static constexpr int kU = (kTab + kSbTiles * kTabBytes + 127) / 128 * 128;
+  // Per owner warpgroup: the other's tiles' U fragments [16 words][128 threads] and the
+  // state after its last sub-block [14 words][64 heads].
+  static constexpr int kU = kTab + kSbTiles * kTabBytes;
   static constexpr int kPub = kU + 2 * 16 * 128 * 4;
   static constexpr int kFlags = kPub + 2 * kSbStateWords * kHmHeads * 4;
   static constexpr int kFactor = kFlags + kBlockRows * 4;
@@ -71,24 +71,6 @@ struct SbSmem {
   static constexpr int kBytes = kBars + (4 + 2 * kSbTiles) * 8;
   static_assert(kBytes <= 227 * 1024, "shared memory");
 };
-
-// D += A . B, m64n128k16, both from shared memory: A (64 heads x 16 candidates, the other
-// warpgroup's U) K-major, B (16 candidates x 128 dims of the tile) N-major.
-__device__ __forceinline__ void sb_values_ss(float (&d)[64], uint64_t a, uint64_t b) {
-  asm volatile(
-      "{\n wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
-      "%64, %65, 1, 1, 1, 0, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(a), "l"(b));
-}
 
 namespace ptx {
 // Named barriers 4 and 5 (256 threads): the owner warpgroup arrives, the other syncs.
@@ -239,11 +221,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   const uint64_t v_desc = ptx::smem_desc(tiles, 128, 512);
   float* const pub_own = reinterpret_cast<float*>(smem + S::kPub) + W * kSbStateWords * kHmHeads;
   const float* const pub_oth = reinterpret_cast<const float*>(smem + S::kPub) + (W ^ 1) * kSbStateWords * kHmHeads;
-  // The U each warpgroup hands the other: per (own tile t2, 16-candidate step kk) a 64 x 16
-  // fp16 A operand in shared memory, K-major (core_offset<64>(head, candidate); LBO 1024,
-  // SBO 128), read by the other's value MMAs from shared memory (8 KB per warpgroup).
-  uint8_t* const u_own = smem + S::kU + W * 8192;
-  const uint64_t u_oth_desc = ptx::smem_desc(smem + S::kU + (W ^ 1) * 8192, 1024, 128);
+  uint32_t* const u_own = reinterpret_cast<uint32_t*>(smem + S::kU) + W * 16 * 128 + tid;
+  const uint32_t* const u_oth = reinterpret_cast<const uint32_t*>(smem + S::kU) + (W ^ 1) * 16 * 128 + tid;
   auto arrive_own = [&] { if (W == 0) ptx::named_arrive<4>(); else ptx::named_arrive<5>(); };
   auto sync_other = [&] { if (W == 0) ptx::named_sync<5>(); else ptx::named_sync<4>(); };
   auto release_tile = [&](int jj) {
@@ -273,39 +252,10 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   // pub layout per head: 0 m, 1 l, 2 + t bound, 6 + t F (int), 10 + t factor
   auto pub_word = [](const float* base, int word, int h) { return base[word * kHmHeads + h]; };
 
-  // The value MMAs of sub-block j - 1 (the other warpgroup's), on O rescaled by its
-  // factors: issued as soon as its state and U are published, before this warpgroup's
-  // softmax of j, which they overlap (run 25: issued after it, they and the late release of
-  // tile j - 1 cost a fifth of the consumers' time).
-  // (U from shared memory: no registers held while the softmax runs beside them)
-  auto issue_other_values = [&](int jj) {
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi)
-        rescale(t2, hi, pub_word(pub_oth, 10 + 2 * W + t2, 16 * w + g + 8 * hi));
-    const uint64_t vb = v_desc + uint64_t(((jj % kSbTiles) * S::kTileBytes) >> 4);
-    ptx::wgmma_fence();
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int kk = 0; kk < 2; ++kk)
-        sb_values_ss(o[t2], u_oth_desc + uint64_t(((t2 * 2 + kk) * 2048) >> 4),
-                     vb + uint64_t(core_offset<32>(16 * kk, 128 * (2 * W + t2)) >> 4));
-    ptx::wgmma_commit();
-  };
-
   for (int j = W; j <= nsub; j += 2) {
     const bool own = j < nsub;
     uint32_t u[2][2][4];  // own tiles' U of sub-block j, as value-MMA A fragments
     float fac_own[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
-    const uint8_t* tab = smem + S::kTab + (j % kSbTiles) * S::kTabBytes;
-    const float4* tab_s = reinterpret_cast<const float4*>(tab);
-    const int* tab_exp = reinterpret_cast<const int*>(tab + kSbRows * 16);
-    const float* tab_smax = reinterpret_cast<const float*>(tab + kSbRows * 20);
-    float sc[16];
-    uint32_t act = 0;
-    float mx[2] = {-INFINITY, -INFINITY};
     if (own) {
       // ---- A. the score MMAs of sub-block j (while the other warpgroup runs j - 1) ----
       ptx::mbar_wait(&tile_full[j % kSbTiles], (j / kSbTiles) & 1);
@@ -327,8 +277,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
       ptx::wgmma_wait<0>();
 #pragma unroll
       for (int t = 0; t < 4; ++t) ptx::fence_regs(acc[t]);
+      const uint8_t* tab = smem + S::kTab + (j % kSbTiles) * S::kTabBytes;
+      const float4* tab_s = reinterpret_cast<const float4*>(tab);
+      const int* tab_exp = reinterpret_cast<const int*>(tab + kSbRows * 16);
+      const float* tab_smax = reinterpret_cast<const float*>(tab + kSbRows * 20);
       // ---- B. scaled scores and block maxima (no running state needed yet): e = 4 jj +
       // 2 hi + k, candidate 8 jj + 2 q4 + k of the sub-block, head hi ----
+      float sc[16];
+      uint32_t act = 0;
+      float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj)
 #pragma unroll
@@ -352,14 +309,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
         mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
       }
-    }
-    // ---- C. the state after sub-block j - 1 (the other warpgroup's), and its value MMAs
-    // (O is not touched again before they land) ----
-    if (j >= 1) {
-      sync_other();
-      issue_other_values(j - 1);
-    }
-    if (own) {
+      // ---- C. the state after sub-block j - 1 (the other warpgroup's) ----
+      if (j >= 1) sync_other();
       // ---- D. probabilities, sums, (tile, head) bounds and U; publish sub-block j ----
       const bool writer = q4 == 0;
       float corr[2], pm[2];
@@ -414,36 +365,53 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
               if (r == 1)
                 u[t2][kk][rg] = x;
               else
-                *reinterpret_cast<uint32_t*>(u_own + (t2 * 2 + kk) * 2048 +
-                                             core_offset<64>(16 * w + g + 8 * hi, 8 * (jj % 2) + 2 * q4)) = x;
+                u_own[((t2 * 2 + kk) * 4 + rg) * 128] = x;
             }
           }
         }
       // (the other warpgroup's reads of its previous state are done: it arrived after them)
-      ptx::fence_proxy_async();  // the other's U is read by its value MMAs (async proxy)
-      // sub-block j - 1's value MMAs read the other's U, which it rewrites once it passes
-      // this arrival: they land first (they ran beside this softmax)
-      ptx::wgmma_wait<0>();
-#pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
       arrive_own();  // sub-block j's state and the other's U are published
+    } else if (j >= 1) {
+      sync_other();  // warpgroup 0 after its last own sub-block: the last one's state
     }
-    // ---- E. sub-block j - 1's value MMAs land: its tile is free; then j's (own) ----
-    ptx::wgmma_wait<0>();  // (unconditional: ptxas then sees every path wait)
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
-    if (j >= 1) release_tile(j - 1);
-    if (own) {
+    // ---- E. the value MMAs of sub-block j - 1 (the other's), then of j (own) ----
+    if (j >= 1) {
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2)
 #pragma unroll
-        for (int hi = 0; hi < 2; ++hi) rescale(t2, hi, fac_own[t2][hi]);  // O's factor for j
-      issue_values(j, u);
-      ptx::wgmma_wait<0>();
+        for (int hi = 0; hi < 2; ++hi)
+          rescale(t2, hi, pub_word(pub_oth, 10 + 2 * W + t2, 16 * w + g + 8 * hi));
+      uint32_t a[2][2][4];
 #pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
-      release_tile(j);
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) a[t2][kk][r] = u_oth[((t2 * 2 + kk) * 4 + r) * 128];
+      ptx::mbar_wait(&tile_full[(j - 1) % kSbTiles], ((j - 1) / kSbTiles) & 1);  // (already done)
+      issue_values(j - 1, a);
     }
+    if (own) {
+      // O's factor for sub-block j: where any of this warp's is not 1, the values of j - 1
+      // must land first (they accumulate into the same registers); otherwise the MMAs chain.
+      const bool moved = fac_own[0][0] != 1.0f || fac_own[0][1] != 1.0f || fac_own[1][0] != 1.0f ||
+                         fac_own[1][1] != 1.0f;
+      if (__any_sync(~0u, moved)) {
+        ptx::wgmma_wait<0>();
+#pragma unroll
+        for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
+#pragma unroll
+        for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) rescale(t2, hi, fac_own[t2][hi]);
+      }
+      issue_values(j, u);
+    }
+    ptx::wgmma_wait<0>();
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
+    if (j >= 1) release_tile(j - 1);
+    if (own) release_tile(j);
   }
 
   // ---- epilogue: the state after the last sub-block (warpgroup 1's when any) ----
