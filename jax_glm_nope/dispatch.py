@@ -50,13 +50,14 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (docs/h200_results.md: runs 3, 4, 11, 15 and 18 of the benchmark, same
-# harness) our sm_90a kernels beat the Pallas kernel at every measured shape with T >= 32
-# (decode b=32 and 128 and prefill T=4096: 2.0-4.2x at 8-32 heads, run 15; 1.9-2.5x at
-# 64-128, run 18), at T = 8 they are faster or level at every head count (1.30-1.90x,
-# 1.00x at 16 heads with K = 2048), and at T = 1 mixed (0.74-1.20x); T = 9..31 lies
-# between two measured wins, T = 2..7 was not measured and stays with Pallas.
-CUDA_MIN_TOKENS = 8
+# On the H200 (docs/h200_results.md: runs 3, 4, 11, 15, 18, 26 and 27 of the benchmark,
+# same harness) our sm_90a kernels beat the Pallas kernel at every measured shape with
+# T >= 32 (decode b=32 and 128 and prefill T=4096: 2.0-4.7x at 8-32 heads, 1.9-2.6x at
+# 64-128, run 26), at T = 8 they are faster or level at every head count and K (0.98-1.73x,
+# run 27), at T = 4 faster at both measured head counts (16 and 64 heads with holes:
+# 1.17x, 1.35x; T = 5..7 lies between two measured wins); at T = 2 mixed (0.83x at 16
+# heads, 1.05x at 64) and at T = 1 mixed (0.75-1.19x), so T < 4 stays with Pallas.
+CUDA_MIN_TOKENS = 4
 
 
 def _cuda_is_faster(shapes: Shapes) -> bool:

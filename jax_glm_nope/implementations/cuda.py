@@ -2,9 +2,9 @@
 through the native library (1-128 heads; above 32, the heads-major kernel, one CTA per group of 64 heads).
 Design and measurements: docs/cuda_sm90.md.
 
-``implementation=None`` takes it on Hopper from T >= 8 at every head count, where it was
+``implementation=None`` takes it on Hopper from T >= 4 at every head count, where it was
 measured faster than the Pallas kernel or level with it (``dispatch.CUDA_MIN_TOKENS``;
-run 15: 1.6-4.2x from T = 32, 1.0-1.5x at T = 8).
+runs 26-27: 1.9-4.7x from T = 32, 0.98-1.73x at T = 8, 1.17-1.35x at T = 4).
 
 Option ``batch_invariant`` (default False): split the candidates by a rule of (H, K)
 only, so a token's bits do not depend on the other tokens of the call (decode, verify
