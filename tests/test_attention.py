@@ -36,6 +36,7 @@ GPU_CASES = [
     dict(seed=20, T=1, H=16, K=2048, wide=True),
     dict(seed=21, T=40, H=5, K=700, wide=True, lens=True),  # padded heads, several blocks per split
     dict(seed=22, T=50, H=40, K=2051, wide=True, lens=True),  # a partial group of heads (32 + 8)
+    dict(seed=23, T=4, H=64, K=2176, wide=True, lens=True),  # automatic dispatch: cuda from T = 4
 ]
 
 
@@ -228,4 +229,4 @@ class TestFlashInferGPU(AttentionSuite):
 @pytest.mark.gpu
 class TestAutoGPU(AttentionSuite):
     IMPLEMENTATION = None
-    CASES = GPU_CASES[:3]
+    CASES = GPU_CASES[:3] + GPU_CASES[-1:]  # (+ T = 4, at the dispatch threshold)
