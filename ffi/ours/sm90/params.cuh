@@ -89,6 +89,9 @@ struct SparseMlaParams {
   // 33-128 heads: the pipelined heads-major kernel (seesaw_kernel.cuh) instead; off until
   // the H200 has verified and measured it.
   bool hm_pipelined = false;
+  // 33-128 heads: the asymmetric heads-major kernel (asym_kernel.cuh) instead; off, not yet
+  // run on a GPU (written after run 28).
+  bool hm_asym = false;
 };
 
 // ---------------------------------------------------------------------------

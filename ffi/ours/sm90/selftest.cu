@@ -291,6 +291,10 @@ bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, 
 // The pipelined kernel (hm_pipelined, off; run 19: correct, slower than the default) is
 // opt-in here: --with-pipelined runs pass 3 and its timing rows.
 bool g_skip_pipelined = true;
+// --asym: the asymmetric heads-major kernel (hm_asym, asym_kernel.cuh; not yet run on a
+// GPU) in place of the pipelined kernel wherever the pipelined one runs (pass 3, its rows,
+// --profile --pipelined).
+bool g_asym = false;
 bool g_bench_only = false;      // --bench-only: the timings alone (no correctness passes)  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
@@ -356,6 +360,7 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.heads_major = g_heads_major;
   p.hm_swap_value_desc = g_hm_swap;
   p.hm_pipelined = g_hm_pipelined;
+  p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
   return p;
 }
 
@@ -484,7 +489,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_hm_pipelined ? "[pipelined] " : g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? (g_asym ? "[asym] " : "[pipelined] ") : g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -778,6 +783,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     }
     p.heads_major = !r.groups32;
     p.hm_pipelined = r.pipelined;
+    p.hm_asym = g_asym && r.pipelined;
     p.hm_swap_value_desc = g_hm_swap;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
@@ -790,7 +796,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.pipelined ? (r.invariant ? "inv,pipe" : "pipelined")
+        r.pipelined ? (g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
@@ -856,6 +862,8 @@ int main(int argc, char** argv) {
       g_only_pipelined = true, g_skip_pipelined = false, bench = false;
     else if (std::string(argv[i]) == "--with-pipelined")
       g_skip_pipelined = false;
+    else if (std::string(argv[i]) == "--asym")
+      g_asym = true;
     else if (std::string(argv[i]) == "--bench-only")
       g_bench_only = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)

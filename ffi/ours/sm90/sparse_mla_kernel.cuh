@@ -29,7 +29,7 @@
 #include "ours/sm90/warp_private_kernel.cuh"
 #include "ours/sm90/wgmma_kernel.cuh"
 #include "ours/sm90/heads_major_kernel.cuh"
-#include "ours/sm90/seesaw_kernel.cuh"
+#include "ours/sm90/asym_kernel.cuh"
 #include "ours/sm90/combine_kernel.cuh"
 
 namespace jax_glm_nope::sm90 {
@@ -66,9 +66,11 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
     }
     if (p.heads > kGroupHeads && p.heads_major) {
       // (bulk copies only: the cp.async comparison engine is not built for this kernel)
-      kernel = p.hm_pipelined ? sparse_mla_seesaw_kernel<false> : sparse_mla_heads_major_kernel<false>;
+      kernel = p.hm_asym        ? sparse_mla_asym_kernel<false>
+               : p.hm_pipelined ? sparse_mla_seesaw_kernel<false>
+                                : sparse_mla_heads_major_kernel<false>;
       threads = kHmThreads;
-      bytes = p.hm_pipelined ? SbSmem::kBytes : HmSmem::kBytes;
+      bytes = p.hm_asym ? AsSmem::kBytes : (p.hm_pipelined ? SbSmem::kBytes : HmSmem::kBytes);
       groups = head_groups(p.heads);
     }
   }
