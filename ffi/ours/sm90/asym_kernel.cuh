@@ -10,13 +10,13 @@
 // Why: in the heads-major kernel both consumer warpgroups run every phase at once
 // (convert, scores, softmax, U, values), so nothing overlaps; in the pipelined kernel the
 // softmax state passes between them per 32 candidates. Here each role does one thing:
-//  - the producer warpgroup (warps 8-11, 88 registers) loads each block's 64 rows from
+//  - the producer warpgroup (warps 8-11, 80 registers) loads each block's 64 rows from
 //    global memory straight into registers (two threads per row, the loads in flight while
 //    it waits for a free buffer), converts the codes once into one of two fp16 tiles
 //    (core_offset<64>) and writes the candidates' scales, shifted scales s_t 2^-E_c and
 //    exponents, and per warp the max |s_t|, into the buffer's table; no fp8 ring in shared
 //    memory, so two tiles fit beside q̂;
-//  - warpgroup 0 (184 registers) scores all 64 candidates over all 512 dims (m64n64k16,
+//  - warpgroup 0 (192 registers) scores all 64 candidates over all 512 dims (m64n64k16,
 //    both operands from shared memory, one tile of dims at a time, each tile's sum scaled
 //    exactly and folded into the score), runs the softmax of the whole block in registers
 //    (no exchange), forms U_t = p s_t 2^-F_t for all four tiles, keeps tile 0's as register
@@ -24,9 +24,9 @@
 //    K-major A operands, with O's rescale factors for them;
 //  - warpgroup 1 (232 registers) only accumulates O for dims 128-511 (m64n128k16, U and the
 //    tile both from shared memory), while warpgroup 0 scores the next block.
-// Status (run 30, offline): compiles without spills, but ptxas serializes its MMAs (C7512):
-// warpgroup 0 is short of registers (without its own value MMAs it spills instead); the
-// next step is in docs/cuda_sm90.md, run 30.
+// Status (run 30, offline): compiles without spills or ptxas advisories; in the SASS each
+// tile's eight score MMAs and each warpgroup's value MMAs issue back to back (six
+// WARPGROUP.ARRIVE). Not yet checked or timed on a GPU (docs/cuda_sm90.md, run 30).
 // Named barriers: 4 (U and factors of block b written; warpgroup 0 arrives, 1 syncs) and 5
 // (warpgroup 1 has read them; 1 arrives, 0 syncs before writing block b + 1's).
 //
@@ -42,9 +42,9 @@
 
 namespace jax_glm_nope::sm90 {
 
-// 128 x (184 + 232 + 88) = 64,512 = the CTA's 384 x 168 (setmaxnreg moves registers only
+// 128 x (192 + 232 + 80) = 64,512 = the CTA's 384 x 168 (setmaxnreg moves registers only
 // within it; the launch gives 168 each, so both consumer warpgroups increase).
-constexpr int kAsScoreRegs = 184, kAsValueRegs = 232, kAsProducerRegs = 88;
+constexpr int kAsScoreRegs = 192, kAsValueRegs = 232, kAsProducerRegs = 80;
 static_assert(128 * (kAsScoreRegs + kAsValueRegs + kAsProducerRegs) <= kHmThreads * 168, "setmaxnreg pool");
 
 struct AsSmem {
@@ -410,8 +410,10 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_asym_kernel(const Sp
     const int r = pt >> 1, hf = pt & 1;  // row r of every block, dims 256 hf .. 256 hf + 255
     const int pw = pt >> 5;             // rows 16 pw .. 16 pw + 15
     const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-    auto load_index = [&](int b) {
-      const int j = c_begin + b * kBlockRows + r;
+    auto load_index = [&](int b) {  // (the row re-read from %tid.x: 80 registers, nothing kept)
+      uint32_t tx;
+      asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+      const int j = c_begin + b * kBlockRows + ((int(tx) - 2 * kConsumerWarps * 32) >> 1);
       return j < c_stop ? __ldg(idx_row + j) : -1;
     };
     int next = nblocks > 0 ? load_index(0) : -1;
