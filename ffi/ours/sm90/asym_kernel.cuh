@@ -386,7 +386,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_asym_kernel(const Sp
   extern __shared__ __align__(128) uint8_t smem[];
   uint8_t* const tiles = smem + S::kTiles;
   int* const bad_all = reinterpret_cast<int*>(smem + S::kBad) + S::kHeadsPad;
-  uint64_t* const tile_full = reinterpret_cast<uint64_t*>(smem + S::kBars);  // [2]: 4 producer warps
+  uint64_t* const tile_full = reinterpret_cast<uint64_t*>(smem + S::kBars);  // [2]: 128 producer threads
   uint64_t* const tile_empty = tile_full + 2;                                 // [2]: 8 consumer warps
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
@@ -396,7 +396,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_asym_kernel(const Sp
   const int lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
     for (int i = 0; i < 2; ++i) {
-      ptx::mbar_init(&tile_full[i], 4);
+      ptx::mbar_init(&tile_full[i], 128);  // every producer thread, after its own fence
       ptx::mbar_init(&tile_empty[i], 2 * kConsumerWarps);
     }
     *bad_all = 0;
@@ -471,8 +471,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_asym_kernel(const Sp
         if (lane == 0) reinterpret_cast<float*>(tab + S::kTabMax)[pw * 4 + t] = mx;
       }
       ptx::fence_proxy_async();  // the tile is read by the MMAs through the async proxy
-      __syncwarp();
-      if (lane == 0) ptx::mbar_arrive(&tile_full[tb]);
+      ptx::mbar_arrive(&tile_full[tb]);
     }
     return;
   }
