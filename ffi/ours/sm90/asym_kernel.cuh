@@ -242,21 +242,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
         corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
         pm[hi] = mx[hi] == m ? 1.0f : ptx::exp2_approx(mx[hi] - m);  // max p of the block
         m_run[hi] = m;
-        float sum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const int e = 4 * j + 2 * hi + k;
-            const float v = sc[e];
-            const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
-            const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
-            sc[e] = pr;
-            sum += pr;
-          }
-        sum += __shfl_xor_sync(~0u, sum, 1);
-        sum += __shfl_xor_sync(~0u, sum, 2);
-        l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr[hi]), sum);
+        l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr[hi]), hm_probabilities(sc, act, hi, m));
       }
       // ---- per tile t: the (tile, head) bound, its exponent F and O's rescale factor, then
       // U_t = p s_t 2^-F_t: tile 0's as register A fragments, tiles 1-3's (and their factors)
@@ -351,9 +337,8 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
   ptx::all_consumers_sync<2>();
   const bool any_bad_scale = *bad_all != 0;
   const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  uint32_t cta;  // token and split from a fresh read (nothing kept across the loop)
-  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
-  const int token_here = int(cta) / p.num_splits, split_here = int(cta) % p.num_splits;
+  int token_here, split_here;
+  hm_token_split(p, token_here, split_here);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;

@@ -109,12 +109,13 @@ __device__ __forceinline__ float hm_score(float x, float pre, float up, float po
   return active ? v : -INFINITY;
 }
 
-// The probabilities 2^(v - m) of this thread's eight candidates of head row hi, in place
+// The probabilities 2^(v - m) of this thread's N / 2 candidates of head row hi, in place
 // (sc[4 j + 2 hi + k], active bit 2 j + k of act), and their sum over the quad.
-__device__ __forceinline__ float hm_probabilities(float (&sc)[16], uint32_t act, int hi, float m) {
+template <int N>
+__device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, int hi, float m) {
   float sum = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 4; ++j)
+  for (int j = 0; j < N / 4; ++j)
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
       const int e = 4 * j + 2 * hi + k;
@@ -127,6 +128,14 @@ __device__ __forceinline__ float hm_probabilities(float (&sc)[16], uint32_t act,
   sum += __shfl_xor_sync(~0u, sum, 1);
   sum += __shfl_xor_sync(~0u, sum, 2);
   return sum;
+}
+
+// The CTA's token and split, read afresh for the epilogue (nothing kept across the loop).
+__device__ __forceinline__ void hm_token_split(const SparseMlaParams& p, int& token, int& split) {
+  uint32_t cta;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
+  token = int(cta) / p.num_splits;
+  split = int(cta) % p.num_splits;
 }
 
 // wgmma shapes of the heads-major kernel: M = 64 heads.
@@ -450,9 +459,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   ptx::all_consumers_sync<2>();
   const bool any_bad_scale = *sm.bad_all != 0;
   const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  uint32_t cta;  // token and split from a fresh read (nothing kept across the loop)
-  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
-  const int token_here = int(cta) / p.num_splits, split_here = int(cta) % p.num_splits;
+  int token_here, split_here;
+  hm_token_split(p, token_here, split_here);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;

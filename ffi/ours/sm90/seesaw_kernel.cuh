@@ -420,9 +420,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   const float* const fin = reinterpret_cast<const float*>(smem + S::kPub) + kSbStateWords * kHmHeads;
   const bool any_bad_scale = *sm.bad_all != 0;
   const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  uint32_t cta;  // token and split from a fresh read (nothing kept across the loop)
-  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
-  const int token_here = int(cta) / p.num_splits, split_here = int(cta) % p.num_splits;
+  int token_here, split_here;
+  hm_token_split(p, token_here, split_here);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
