@@ -50,8 +50,8 @@ import glm_nope_model as model_lib  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
 from jax_glm_nope import candidates, dispatch, planner  # noqa: E402
-from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
 from jax_glm_nope.implementations import Shapes  # noqa: E402
+from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,12 +163,12 @@ def generate(
     chunk = run.prefill_chunk or run.prompt_len
     if run.prompt_len % chunk:
         raise ValueError(f"prefill_chunk: expected a divisor of prompt_len={run.prompt_len}, got {chunk}")
-    per_device = run.batch // max(run.data, 1) * chunk
-    if per_device > MAX_TOKENS:
+    requests = run.batch // max(run.data, 1)  # per device: the prefill step's batch
+    if requests * chunk > MAX_TOKENS:
         raise ValueError(
-            f"prefill_chunk: a prefill step feeds batch / data x chunk = {per_device} tokens to "
+            f"prefill_chunk: a prefill step feeds batch / data x chunk = {requests * chunk} tokens to "
             f"sparse_mla per device, more than its {MAX_TOKENS}; use prefill_chunk <= "
-            f"{MAX_TOKENS // max(run.batch // max(run.data, 1), 1)}"
+            f"{prefill_chunk_limit(requests)}"
         )
     if run.page_size % cfg.index_kpool:
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
@@ -250,6 +250,12 @@ def generate(
     )
 
 
+def prefill_chunk_limit(requests_per_device: int) -> int:
+    """The largest prefill chunk whose step (every request of a device, one chunk each)
+    stays within ``sparse_mla``'s tokens per call."""
+    return max(MAX_TOKENS // max(requests_per_device, 1), 1)
+
+
 def rates(run: Run, timings: dict) -> dict:
     """Throughput of one ``generate`` run: prefill and decode tokens/s, ms per decode
     step, and the attention share where it was timed (``attention_share=True``)."""
@@ -287,8 +293,12 @@ def free_running_agreement(reference: Result, other: Result, max_abs: float) -> 
         near_tie = float(margin[request, last])
         ok = bool(np.isfinite(diff) and diff <= max_abs and (not differ.size or near_tie <= 2 * max_abs))
         requests.append(
-            {"first_difference": int(differ[0]) if differ.size else None, "max_abs": diff,
-             "margin_there": near_tie if differ.size else None, "ok": ok}
+            {
+                "first_difference": int(differ[0]) if differ.size else None,
+                "max_abs": diff,
+                "margin_there": near_tie if differ.size else None,
+                "ok": ok,
+            }
         )
     return {"max_abs_tolerance": max_abs, "requests": requests, "ok": all(r["ok"] for r in requests)}
 

@@ -41,7 +41,9 @@ def _early_flags(argv: list[str]) -> None:
     """``--host-devices N`` reaches XLA before jax is imported (CPU rehearsal)."""
     if "--host-devices" in argv:
         n = int(argv[argv.index("--host-devices") + 1])
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={n}"
+        os.environ["XLA_FLAGS"] = (
+            f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={n}"
+        )
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 
@@ -55,8 +57,6 @@ sys.path.insert(0, ROOT)
 
 import decode_loop  # noqa: E402
 import glm_nope_model as model_lib  # noqa: E402
-
-from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
 
 HEADS = 64  # GLM-5.3-Flash's query heads
 
@@ -112,7 +112,9 @@ def main(argv=None) -> dict:
         chosen = [tuple(int(v) for v in lm.split("x")) for lm in args.layouts]
         for data, model in chosen:
             if data * model != n or HEADS % model:
-                raise SystemExit(f"--layouts {data}x{model}: expected data x model = {n} devices, model | {HEADS}")
+                raise SystemExit(
+                    f"--layouts {data}x{model}: expected data x model = {n} devices, model | {HEADS}"
+                )
     if args.small:
         cfg = model_lib.Config(num_heads=HEADS)
         big = cfg
@@ -122,7 +124,11 @@ def main(argv=None) -> dict:
         # the H200 example's sizes (docs/example.md), 64 heads, BF16 weights
         cfg = model_lib.Config(num_heads=HEADS)
         big = model_lib.Config(
-            num_heads=HEADS, num_layers=2, hidden_size=2048, vocab_size=16384, ffn_size=4096,
+            num_heads=HEADS,
+            num_layers=2,
+            hidden_size=2048,
+            vocab_size=16384,
+            ffn_size=4096,
             param_dtype="bfloat16",
         )
         batches, prompt_len, chunk, steps = args.batches, args.prompt_len, args.prefill_chunk, args.steps
@@ -158,8 +164,13 @@ def main(argv=None) -> dict:
             agreement = decode_loop.free_running_agreement(one, mesh, args.max_abs)
             against = "reference on 1x1" if alone else "1x1"
             summary["agreement"].append(
-                {"data": data, "model": model, "against": against, "implementation": mesh.implementation,
-                 **agreement}
+                {
+                    "data": data,
+                    "model": model,
+                    "against": against,
+                    "implementation": mesh.implementation,
+                    **agreement,
+                }
             )
             print(
                 f"agreement data={data} model={model} ({mesh.implementation}) vs {against}: "
@@ -173,9 +184,13 @@ def main(argv=None) -> dict:
             for data, model in [(1, 1), *[lm for lm in chosen if lm != (1, 1)]]:
                 # a prefill step stays within sparse_mla's tokens per call (b x chunk)
                 run = decode_loop.Run(
-                    batch=b * data, prompt_len=prompt_len,
-                    prefill_chunk=min(chunk, max(MAX_TOKENS // b, 1)), steps=steps,
-                    data=data, model=model, page_size=64,
+                    batch=b * data,
+                    prompt_len=prompt_len,
+                    prefill_chunk=min(chunk, decode_loop.prefill_chunk_limit(b)),
+                    steps=steps,
+                    data=data,
+                    model=model,
+                    page_size=64,
                 )
                 start = time.perf_counter()
                 row = decode_row(big, run)
@@ -184,12 +199,14 @@ def main(argv=None) -> dict:
                     baseline = row
                 row["vs_one_device"] = (
                     row["decode_tokens_per_s"] / baseline["decode_tokens_per_s"]
-                    if baseline and row["decode_tokens_per_s"] else None
+                    if baseline and row["decode_tokens_per_s"]
+                    else None
                 )
                 summary["decode"].append(row)
                 print(
                     f"decode b={b}/rank data={data} model={model}: {row['decode_tokens_per_s']:.0f} tok/s, "
-                    f"{row['decode_ms_per_step']:.2f} ms/step, attention {row.get('attention_share', 0):.1%}, "
+                    f"{row['decode_ms_per_step']:.2f} ms/step, "
+                    f"attention {row.get('attention_share', 0):.1%}, "
                     f"x{row['vs_one_device'] or 0:.2f} vs one device",
                     flush=True,
                 )
@@ -197,8 +214,13 @@ def main(argv=None) -> dict:
     if "long" not in args.skip:
         for data, model in chosen:
             run = decode_loop.Run(
-                batch=data, prompt_len=long_prompt, prefill_chunk=long_chunk, steps=steps,
-                data=data, model=model, page_size=64,
+                batch=data,
+                prompt_len=long_prompt,
+                prefill_chunk=long_chunk,
+                steps=steps,
+                data=data,
+                model=model,
+                page_size=64,
             )
             row = decode_row(big, run)
             summary["long_prompt"].append(row)

@@ -237,7 +237,8 @@ def test_free_running_agreement_refuses_decisive_divergence_and_large_difference
     # diverging at a near-tie (margin 0.01 <= 2 x 1e-2): allowed
     tie = logits.copy()
     tie[1, 0, 1] = 0.99
-    assert decode_loop.free_running_agreement(result([0, 0, 0], tie), result([0, 1, 1], tie.copy()), 1e-2)["ok"]
+    near_tie_flip = result([0, 1, 1], tie.copy())
+    assert decode_loop.free_running_agreement(result([0, 0, 0], tie), near_tie_flip, 1e-2)["ok"]
     # equal tokens but logits beyond the tolerance
     off = logits.copy()
     off[0, 0, 2] = 0.5
@@ -251,9 +252,24 @@ def test_multi_gpu_script_rehearses_on_8_cpu_devices(tmp_path):
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
     subprocess.run(
-        [sys.executable, os.path.join(root, "scripts", "multi_gpu_example.py"), "--out", str(tmp_path),
-         "--host-devices", "8", "--small", "--layouts", "2x4", "--batches", "2", "--skip", "long"],
-        check=True, env=env, timeout=900,
+        [
+            sys.executable,
+            os.path.join(root, "scripts", "multi_gpu_example.py"),
+            "--out",
+            str(tmp_path),
+            "--host-devices",
+            "8",
+            "--small",
+            "--layouts",
+            "2x4",
+            "--batches",
+            "2",
+            "--skip",
+            "long",
+        ],
+        check=True,
+        env=env,
+        timeout=900,
     )
     summary = json.load(open(tmp_path / "multi_gpu.json"))
     assert summary["layouts"] == [[2, 4]]
@@ -275,4 +291,5 @@ def test_prefill_steps_beyond_sparse_mla_token_limit_are_refused_with_the_fix():
         decode_loop.generate(cfg, decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, steps=1))
     # per data rank: 2 ranks of 128 requests fit 512 tokens per request
     with pytest.raises(ValueError, match=r"prefill_chunk <= 512"):
-        decode_loop.generate(cfg, decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, data=2, steps=1))
+        run = decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, data=2, steps=1)
+        decode_loop.generate(cfg, run)
