@@ -10,7 +10,9 @@ import argparse
 import dataclasses
 import importlib
 import json
+import os
 import platform
+import signal
 import sys
 
 from . import __version__, dispatch
@@ -186,33 +188,32 @@ def _info(args) -> int:
     return 0
 
 
-# build-ffi's home: jax_glm_nope.native.build, jax_glm_nope.bridge.build before the move.
-BUILD_MODULES = ("jax_glm_nope.native.build", "jax_glm_nope.bridge.build")
-DELEGATED = {"build-ffi": BUILD_MODULES}
-
-
-def _load(modules: tuple[str, ...]):
-    """The first of ``modules`` that imports (lazily: no native code at CLI start), else None."""
-    for module in modules:
-        try:
-            return importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name is None or not (module == err.name or module.startswith(err.name + ".")):
-                raise  # a missing dependency of the module, not the module itself
-    return None
+# Commands another module owns, imported only when run (no native code at CLI start).
+DELEGATED = {"build-ffi": "jax_glm_nope.native.build"}
 
 
 def _delegate(command: str, argv: list[str]) -> int:
     """Run ``command``'s own ``main`` with ``argv`` exactly as given (order and values kept)."""
-    target = _load(DELEGATED[command])
-    if target is None:
-        print(f"jax-glm-nope {command}: not available in this version", file=sys.stderr)
-        return 2
-    return target.main(list(argv))
+    code: int = importlib.import_module(DELEGATED[command]).main(list(argv))
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        try:
+            return _run(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # a reader that left shows here, not at interpreter exit
+    except BrokenPipeError:
+        # The reader closed the pipe (``| head``): stop quietly, as a unix tool that
+        # SIGPIPE ends. Later writes (the interpreter's own flush) go nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _run(argv: list[str]) -> int:
     # A delegated command owns everything after its name: forward it verbatim, never
     # through argparse (parse_known_args splits "--archs sm_90a" into a value and an
     # unknown flag, and puts them back in the wrong order).
@@ -236,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     info.add_argument("--json", action="store_true", help="print strict JSON")
     info.set_defaults(func=_info)
     # Listed for --help only; main() hands its arguments over before parsing.
-    sub.add_parser("build-ffi", help="build the XLA FFI bridge library ahead of time (build-ffi --help)")
+    sub.add_parser(
+        "build-ffi", help="build the native library (the XLA FFI targets) ahead of time (build-ffi --help)"
+    )
     args = parser.parse_args(argv)
     try:
         return args.func(args)

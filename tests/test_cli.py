@@ -1,6 +1,10 @@
 """Capacity planner and the jax-glm-nope CLI."""
 
+import importlib
 import json
+import pathlib
+import re
+import signal
 import subprocess
 import sys
 import types
@@ -159,11 +163,59 @@ def test_build_ffi_forwards_arguments_verbatim(fake_build, argv):
     assert fake_build == [argv]
 
 
-def test_build_ffi_finds_the_module_before_and_after_the_move():
-    assert cli._load(("jax_glm_nope.no_such_module", "jax_glm_nope.planner")) is jgn.planner
-    assert cli._load(("jax_glm_nope.no_such_module",)) is None
-    build = cli._load(cli.BUILD_MODULES)
-    assert build is not None and callable(build.main)
+def _resolves(name: str) -> bool:
+    """``a.b.c``: a module, or an attribute of the longest prefix that imports."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                target = getattr(target, attribute)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_every_module_the_package_names_exists():
+    """Help texts, messages and comments name modules a user can import (the build
+    lives in ``jax_glm_nope.native.build``; there is no ``jax_glm_nope.bridge``)."""
+    package = pathlib.Path(jgn.__file__).parent
+    named = {
+        (path.relative_to(package).as_posix(), name)
+        for path in package.rglob("*.py")
+        for name in re.findall(r"\bjax_glm_nope(?:\.[A-Za-z_]\w*)+", path.read_text())
+    }
+    assert len(named) > 10
+    stale = sorted((path, name) for path, name in named if not _resolves(name))
+    assert stale == []
+    assert cli.DELEGATED == {"build-ffi": "jax_glm_nope.native.build"}
+
+
+def test_build_ffi_help_names_the_native_library(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = capsys.readouterr().out
+    assert "build-ffi" in text and "native library" in text and "bridge" not in text
+
+
+@pytest.mark.parametrize(
+    "args", [["capacity", "--memory", "141GB", "--json"], ["capacity", "--memory", "80GiB"]]
+)
+def test_a_reader_that_leaves_early_ends_the_command_quietly(args):
+    """``jax-glm-nope capacity --json | head``: the reader has gone before the command
+    writes; it stops as a unix tool does, with no traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jax_glm_nope", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdout.close()  # every later write to the pipe fails with EPIPE
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 128 + signal.SIGPIPE
+    assert err == ""  # no BrokenPipeError, not even "Exception ignored ... flush"
 
 
 @pytest.mark.parametrize("archs", [["--archs=,"], ["--archs", " , "], ["--archs="]])
