@@ -22,6 +22,8 @@ import jax
 from jax.extend import core as jex_core
 from jax.interpreters import batching, mlir
 
+from .implementations.batching import with_varying_axes
+
 _unresolved_p = jex_core.Primitive("jax_glm_nope_unresolved_implementation")
 _unresolved_p.multiple_results = True
 
@@ -77,7 +79,7 @@ def cpu_only(operation: str, call: Callable, args: tuple):
     @jax.custom_jvp
     def choose(*xs):
         return jax.lax.platform_dependent(
-            *xs, cpu=call, default=functools.partial(_unresolved, operation, call)
+            *xs, cpu=call, default=with_varying_axes(functools.partial(_unresolved, operation, call))
         )
 
     @choose.defjvp

@@ -9,6 +9,7 @@ from .. import device as device_mod
 from .. import layout, native, quant
 from ..candidates import last_writer_only, valid_slots
 from ..native import kv_rows
+from .batching import with_varying_axes
 
 
 class cuda:  # noqa: N801 - a namespace named like the implementation
@@ -26,7 +27,7 @@ class cuda:  # noqa: N801 - a namespace named like the implementation
 
     @staticmethod
     def write_kv(pool2d, latent, slots):
-        return kv_rows.write_kv(pool2d, latent, slots)
+        return with_varying_axes(kv_rows.write_kv)(pool2d, latent, slots)
 
 
 class xla:  # noqa: N801
