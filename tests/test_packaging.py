@@ -1,4 +1,5 @@
-"""The wheel carries every source the native build needs; metadata and the jax range agree."""
+"""The wheel carries every source the native build needs, the sdist what its tests need;
+metadata and the jax range agree."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import zipfile
 
@@ -26,18 +28,51 @@ def pyproject() -> str:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> zipfile.ZipFile:
+def dists(tmp_path_factory) -> tuple[tarfile.TarFile, zipfile.ZipFile]:
+    """The sdist, and the wheel built from it (``python -m build``, as a release is made)."""
     pyproject()
-    out = tmp_path_factory.mktemp("wheel")
+    out = tmp_path_factory.mktemp("dist")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (sdist,) = out.glob("jax_glm_nope-*.tar.gz")
     (built,) = out.glob("jax_glm_nope-*.whl")
-    return zipfile.ZipFile(built)
+    return tarfile.open(sdist), zipfile.ZipFile(built)
+
+
+@pytest.fixture(scope="module")
+def wheel(dists) -> zipfile.ZipFile:
+    return dists[1]
+
+
+# What the tests read beside the package: the examples and scripts they run, the
+# benchmark harness, the FFI sources, the project files.
+SDIST_FOLDERS = ("tests", "examples", "scripts", "benchmarks", "ffi")
+SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md")
+
+
+def test_the_sdist_carries_what_its_tests_need(dists):
+    sdist, _ = dists
+    prefix = f"jax_glm_nope-{jgn.__version__}/"
+    names = {n[len(prefix) :] for n in sdist.getnames() if n.startswith(prefix)}
+    needed = [
+        p.relative_to(ROOT).as_posix()
+        for folder in SDIST_FOLDERS
+        for p in (ROOT / folder).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    ]
+    assert any(n.startswith("examples/") for n in needed) and any(n.startswith("ffi/") for n in needed)
+    missing = [n for n in [*needed, *SDIST_FILES] if n not in names]
+    assert not missing, f"not in the sdist (MANIFEST.in): {missing}"
+    assert [n for n in names if n.startswith("jax_glm_nope/") and n.endswith(".py")]
+    top = {n.split("/")[0] for n in names if n}
+    # the package, what its tests need, setuptools' own files; no docs/ run logs, no lab
+    expected = {"jax_glm_nope", "jax_glm_nope.egg-info", *SDIST_FOLDERS, *SDIST_FILES}
+    assert top - expected <= {"PKG-INFO", "setup.cfg", "MANIFEST.in"}, top - expected
 
 
 def test_the_wheel_carries_every_ffi_source(wheel):
@@ -77,6 +112,7 @@ def test_the_wheel_metadata(wheel):
     assert not [r for r in requires if re.match(r"(torch|flashinfer)", r)], requires  # no extra pulls torch
     assert "jax<0.12,>=0.10.2" in requires and "jaxlib<0.12,>=0.10.2" in requires
     assert set(metadata.get_all("Provides-Extra")) == {"cuda", "dev", "test"}
+    assert metadata.get_all("Project-URL") is None  # no public home yet: no placeholder links
 
 
 def test_the_supported_jax_range_is_stated_once():
