@@ -5,7 +5,7 @@
 # BENCH="--cases ..." also runs benchmarks/bench.py with those arguments; OLD_TREE=path (a
 # `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py;
 # SUITE=0 skips the GPU suite; BENCH2="..." runs a second benchmark into $OUT/bench2;
-# SELFTEST=1 first runs scripts/sm90_selftest.sh (no timings: --no-bench); EXPORT=1 exports
+# SELFTEST=1 first runs research/sm90_selftest.sh (no timings: --no-bench); EXPORT=1 exports
 # sparse_mla with JAX on the CPU (JAX_PLATFORMS=cpu) and runs the artifact on the GPU.
 set -o pipefail
 OUT=${OUT:-h200_logs}
@@ -23,7 +23,7 @@ export JAX_GLM_NOPE_CACHE_DIR=${JAX_GLM_NOPE_CACHE_DIR:-/tmp/jgn_cache}
 } > "$OUT/environment.txt" 2>&1
 status=0
 if [ "${SELFTEST:-0}" = 1 ]; then
-  timeout 300 scripts/sm90_selftest.sh /tmp/sm90_selftest --no-bench > "$OUT/selftest.log" 2>&1 || status=1
+  timeout 300 research/sm90_selftest.sh /tmp/sm90_selftest --no-bench > "$OUT/selftest.log" 2>&1 || status=1
   grep -E "FAIL|^correctness|^build|SASS" "$OUT/selftest.log" | head -20
 fi
 start=$(date +%s)

@@ -1,6 +1,7 @@
-"""Our SM90 kernel's host side: the split rules mirrored in Python against the compiled
-C++, the lowered custom call, and its predicates (its numerics are in
-tests/test_attention.py::TestCudaGPU and in ffi/ours/sm90/selftest.cu)."""
+"""Our SM90 kernels' host side: the split rules mirrored in Python against the compiled
+C++, which kernel the compiled launcher takes, the lowered custom call, and its
+predicates (their numerics are in tests/test_attention.py::TestCudaGPU and
+tests/test_batch_invariance.py, on the GPU)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,36 @@ def test_split_rules_match_the_compiled_ones(library, num_candidates):
                 assert python == targets.cxx_sm90_split_rules(
                     library, num_tokens, num_heads, num_candidates, sm_count
                 )
+
+
+def documented_kernel(num_heads: int, blocks_per_split: int) -> str | None:
+    """docs/cuda_sm90.md's kernel table: which kernel serves (H, blocks per split)."""
+    if not 1 <= num_heads <= 128:
+        return None
+    if num_heads <= 8:
+        return "warp-private" if blocks_per_split >= 2 else "block-shared"
+    if num_heads <= 32:
+        return "candidates-major" if blocks_per_split >= 4 else "block-shared"
+    return "heads-major"
+
+
+@pytest.mark.nvcc
+def test_the_launcher_takes_the_kernels_the_table_declares(library):
+    for num_candidates in (1, 64, 65, 200, 256, 2048, 2051, 2176, 65536):
+        blocks = -(-num_candidates // targets.SM90_BLOCK_ROWS)
+        for splits in sorted({1, 2, 3, 4, 5, 7, 8, 16, 33, blocks - 1, blocks, blocks + 1}):
+            blocks_per_split = -(-blocks // splits) if splits >= 1 else 0
+            canonical = 1 <= splits <= blocks
+            canonical = canonical and targets.sm90_splits_of(num_candidates, blocks_per_split) == splits
+            for num_heads in (0, *range(1, 130)):
+                expected = documented_kernel(num_heads, blocks_per_split) if canonical else None
+                compiled = targets.cxx_sm90_kernel_name(library, num_heads, num_candidates, splits)
+                assert compiled == expected, (num_heads, num_candidates, splits)
+    # Under the batch-invariant rule (8 blocks per split at K >= 512) every head count takes
+    # the kernel of its range, whatever T.
+    for num_heads, kernel in ((8, "warp-private"), (16, "candidates-major"), (64, "heads-major")):
+        splits = targets.sm90_num_splits(num_heads, 2048)
+        assert targets.cxx_sm90_kernel_name(library, num_heads, 2048, splits) == kernel
 
 
 def test_invariant_rule_ignores_the_batch():

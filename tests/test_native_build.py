@@ -163,11 +163,34 @@ def test_ptxas_report_no_spills_in_our_kernels_and_smem_fits(library):
     assert {r["unit"] for r in ours} >= {"ours/generic/kv_rows.cu"}
     spilled = [(r["unit"], r["arch"], r["kernel"], r["spill_stores"]) for r in ours if r["spill_stores"]]
     assert spilled == []
-    # (run 19: ptxas serialized every score MMA of a kernel for want of registers, C7512;
-    # the pipelined kernel's registers were rebalanced after it, 240 + 24, the asymmetric
-    # kernel's in run 30, 192 + 232 + 80)
+    # A kernel whose warpgroup MMAs ptxas serialized (advisory C75xx: each waits for the
+    # last, for want of registers) would lose its overlap.
     serialized = [(r["kernel"], r["wgmma_serialized"]) for r in ours if r.get("wgmma_serialized")]
     assert serialized == []
+
+
+# The kernels of ffi/ours/sm90/sparse_mla_kernel.cuh's kKernels table and the combine, as
+# (mangled name stem, template arguments): nothing else is compiled into the library.
+SM90_KERNELS = {
+    "sparse_mla_warp_private_kernelILi6EE",
+    "sparse_mla_block_shared_kernelILi1ELi3EE",
+    "sparse_mla_block_shared_kernelILi2ELi2EE",
+    "sparse_mla_block_shared_kernelILi3ELi4EE",
+    "sparse_mla_block_shared_kernelILi4ELi4EE",
+    "sparse_mla_candidates_major_kernelILi2ELi2EE",
+    "sparse_mla_candidates_major_kernelILi3ELi4EE",
+    "sparse_mla_candidates_major_kernelILi4ELi4EE",
+    "sparse_mla_heads_major_kernelE",
+    "combine_kernelE",
+}
+
+
+@pytest.mark.nvcc
+def test_the_sm90_unit_holds_only_the_kernels_its_launcher_picks(library):
+    kernels = [r["kernel"] for r in build.ptxas_report(library) if r["unit"] == "ours/sm90/sparse_mla.cu"]
+    stems = {re.sub(r"^_ZN12jax_glm_nope4sm90\d+", "", k).split("NS0_15SparseMlaParams")[0] for k in kernels}
+    stems = {s.removesuffix("Ev") for s in stems}
+    assert len(kernels) == len(SM90_KERNELS) and stems == SM90_KERNELS, sorted(stems)
 
 
 def test_ptxas_parse_reads_the_wgmma_serialization_advisory():
@@ -454,27 +477,56 @@ def test_lock_makes_concurrent_fake_builds_build_once(fake_nvcc, tmp_path):
 # ---------------------------------------------------------------- the cache key
 
 
-def test_cache_key_covers_every_file_in_every_subfolder(fake_nvcc, tmp_path, monkeypatch):
-    sources = tmp_path / "ffi"
-    shutil.copytree(build.ffi_source_dir(), sources)
-    monkeypatch.setenv("JAX_GLM_NOPE_FFI_SOURCES", str(sources))
+@pytest.fixture
+def checkout_copy(tmp_path, monkeypatch) -> pathlib.Path:
+    """A copy of the checkout's ffi/ and research/ side by side; builds read the copy's ffi/."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    if not (root / "research").is_dir():
+        pytest.skip("not a checkout (no research/)")
+    shutil.copytree(build.ffi_source_dir(), tmp_path / "ffi")
+    shutil.copytree(root / "research", tmp_path / "research", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("JAX_GLM_NOPE_FFI_SOURCES", str(tmp_path / "ffi"))
+    return tmp_path
+
+
+def test_cache_key_covers_every_compiled_file_and_nothing_else(fake_nvcc, checkout_copy):
+    sources = checkout_copy / "ffi"
     files = build.source_files(sources)
+    # Every unit's source and the headers they include, in every subfolder, all inside ffi/.
+    assert {sources / unit.source for unit in build.UNITS} <= set(files)
     assert {p.parent.relative_to(sources).as_posix() for p in files} >= {
         "common",
         "ours/generic",
         "ours/sm90",
         "flashinfer/sm120",
     }
-    assert set(files) == {p for p in sources.rglob("*") if p.suffix in build.SOURCE_SUFFIXES}
+    assert {"ours/sm90/params.cuh", "ours/sm90/heads_major_kernel.cuh", "common/row_layout.h"} <= {
+        p.relative_to(sources).as_posix() for p in files
+    }
     seen = {build.build_key(TEST_ARCHS, False)}
     for path in files:
         path.write_text(path.read_text() + "\n// changed\n")
         seen.add(build.build_key(TEST_ARCHS, False))
-    assert len(seen) == len(files) + 1  # every edit, in any subfolder, is a new key
+    assert len(seen) == len(files) + 1  # every edit of a compiled file, in any subfolder, is a new key
+    key = build.build_key(TEST_ARCHS, False)
+    # The lab: its programs, kernels and scripts (outside ffi/) never change the key ...
+    lab = [p for p in (checkout_copy / "research").rglob("*") if p.is_file()]
+    assert any(p.suffix == ".cu" for p in lab) and any(p.suffix == ".cuh" for p in lab)
+    for path in lab:
+        path.write_bytes(path.read_bytes() + b"\n// changed\n")
+        assert build.build_key(TEST_ARCHS, False) == key, path
+    # ... nor does a header under ffi/ that nothing compiled includes, until a unit includes it.
     deeper = sources / "ours" / "sm90" / "detail" / "new.cuh"
     deeper.parent.mkdir()
     deeper.write_text("#pragma once\n")
-    assert build.build_key(TEST_ARCHS, False) not in seen  # a new file too
+    (sources / "README.md").write_text("changed\n")
+    assert build.build_key(TEST_ARCHS, False) == key
+    params = sources / "ours" / "sm90" / "params.cuh"
+    params.write_text(params.read_text() + '#include "ours/sm90/detail/new.cuh"\n')
+    included = build.build_key(TEST_ARCHS, False)
+    assert included != key and deeper in build.source_files(sources)
+    deeper.write_text("#pragma once\n// changed\n")
+    assert build.build_key(TEST_ARCHS, False) != included
     key = build.build_key(TEST_ARCHS, False)
     os.utime(deeper, ns=(1, 1))  # a touch that keeps the bytes keeps the key
     assert build.build_key(TEST_ARCHS, False) == key

@@ -6,9 +6,11 @@ or whose architectures are not in the list is compiled once with its feature mac
 set to 0, so its targets exist and answer ``Unimplemented`` with a message saying how
 the library was built.
 
-A build is keyed by every file under ``ffi/`` (all subfolders), this recipe, the
-architecture list, the jax version, the nvcc version and the FlashInfer header hash;
-it lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
+A build is keyed by the files it compiles (each unit's source and the ``ffi/`` headers
+it includes, transitively: :func:`source_files`), this recipe, the architecture list,
+the jax version, the nvcc version and the FlashInfer header hash; nothing else under
+``ffi/`` and nothing outside it (the lab in ``research/``) changes the key. A build
+lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
 file lock, so several processes build once. ``ptxas -v`` runs on every unit; the
 resource report (registers, shared memory, spills per kernel) is written beside the
 library as ``ptxas.json``, and our own units must not spill. Progress is logged
@@ -56,7 +58,7 @@ log = logging.getLogger("jax_glm_nope.native")
 DEFAULT_ARCHS = ("sm_90a", "sm_120a", "sm_121a")
 GENERIC_PTX = "compute_90"  # arch-generic units also carry PTX, JIT-compiled on newer GPUs
 LIBRARY_NAME = "libjax_glm_nope_ffi.so"
-SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cc")
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,8 +133,24 @@ def validate_archs(archs: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
-    """Every C++/CUDA file under ``sources``, every subfolder included (sorted)."""
-    return sorted(p for p in sources.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
+    """The files the build compiles (sorted): every unit's source and each header it
+    includes with ``#include "..."``, transitively, resolved like nvcc's ``-I ffi``
+    (the including file's folder first, then ``sources``). Includes found in neither
+    (jax's FFI headers, FlashInfer's) are keyed by the jax version and the FlashInfer
+    header hash instead."""
+    seen: set[pathlib.Path] = set()
+    pending = [sources / unit.source for unit in UNITS]
+    while pending:
+        path = pending.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for name in _QUOTED_INCLUDE.findall(path.read_text(errors="replace")):
+            for candidate in (path.parent / name, sources / name):
+                if candidate.is_file():
+                    pending.append(pathlib.Path(os.path.normpath(candidate)))
+                    break
+    return sorted(seen)
 
 
 def _source_hash(sources: pathlib.Path) -> str:

@@ -155,7 +155,7 @@ SM90_BLOCK_ROWS = 64  # candidates per block
 SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
 SM90_MAX_HEADS = 128
 SM90_GROUP_HEADS = 32  # heads per CTA up to 32 heads
-SM90_WIDE_GROUP_HEADS = 64  # above 32 heads: one CTA per group of 64 (the heads-major kernel)
+SM90_WIDE_GROUP_HEADS = 64  # above 32 heads: one CTA per group of 64 heads (the heads-major kernel)
 
 
 def sm90_head_groups(num_heads: int) -> int:
@@ -212,6 +212,15 @@ def cxx_sm90_split_rules(library: ctypes.CDLL, num_tokens, num_heads, num_candid
         batch,
         library.jax_glm_nope_sm90_scratch_splits(batch),
     )
+
+
+def cxx_sm90_kernel_name(library: ctypes.CDLL, num_heads: int, num_candidates: int, splits: int):
+    """The name (in ffi/ours/sm90/sparse_mla_kernel.cuh's kernel table) of the kernel the
+    compiled launcher takes for this call (a ``str``), or None for a call it refuses."""
+    function = library.jax_glm_nope_sm90_kernel_name
+    function.restype = ctypes.c_char_p
+    name = function(num_heads, num_candidates, splits)
+    return None if name is None else name.decode()
 
 
 def write_kv_call(pool2d, latent, slots):

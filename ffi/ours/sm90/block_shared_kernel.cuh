@@ -10,8 +10,9 @@ namespace jax_glm_nope::sm90 {
 // ---------------------------------------------------------------------------
 // The attention kernel.
 
-template <int NT, int NS, bool kCpAsync>
-__global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_mla_kernel(const SparseMlaParams p) {
+template <int NT, int NS>
+__global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
+    sparse_mla_block_shared_kernel(const SparseMlaParams p) {
   using S = Smem<NT, NS>;
   constexpr int HP = S::kHeadsPad;
   constexpr int NWG = S::kGroups;
@@ -22,15 +23,15 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8)) sparse_ml
   const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  init_barriers<NS, kCpAsync>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
+  init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
 
   if (warp >= NWG * kConsumerWarps) {
     // ---------------- producer ----------------
     if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
     const int half = warp - NWG * kConsumerWarps;
     if (half < kProducerWarps)
-      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
-                                sm.full, sm.empty);
+      gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
+                      sm.full, sm.empty);
     return;
   }
 

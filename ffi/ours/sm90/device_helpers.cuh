@@ -49,15 +49,6 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t b
       "l"(src), "r"(bytes), "r"(smem_u32(bar))
       : "memory");
 }
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src)
-               : "memory");
-}
-// The mbarrier gets this thread's arrival once all its earlier cp.async have landed.
-__device__ __forceinline__ void cp_async_arrive(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar))
-               : "memory");
-}
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -111,7 +102,7 @@ __device__ __forceinline__ void grid_dependency_wait() {
 __device__ __forceinline__ void launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
-// ---- wgmma (the wgmma kernel; sm_90a) ----
+// ---- wgmma (the candidates-major and heads-major kernels; sm_90a) ----
 // Make this thread's generic-proxy shared-memory writes visible to the async proxy
 // (wgmma reads its shared operands through it).
 __device__ __forceinline__ void fence_proxy_async() {
@@ -128,8 +119,8 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 // A shared-memory matrix descriptor, no swizzle: 8x8 core matrices of 16-byte rows,
-// `lbo` bytes between cores along K, `sbo` bytes between cores along M/N (stage 0 M2
-// verified this field assignment for K-major operands).
+// `lbo` bytes between cores along K, `sbo` bytes between cores along M/N (this field
+// assignment for K-major operands verified on the H200 by a microbenchmark).
 __device__ __forceinline__ uint64_t smem_desc(const void* p, uint32_t lbo, uint32_t sbo) {
   return uint64_t((smem_u32(p) & 0x3FFFF) >> 4) | (uint64_t((lbo >> 4) & 0x3FFF) << 16) |
          (uint64_t((sbo >> 4) & 0x3FFF) << 32);

@@ -1,5 +1,5 @@
-// The heads-major kernel (family L): 33-128 heads, one CTA per group of 64 heads (grid y),
-// every MMA with M = 64 heads (docs/cuda_sm90.md, "The heads-major kernel", runs 16-17).
+// The heads-major kernel: 33-128 heads, one CTA per group of 64 heads (grid y), every MMA
+// with M = 64 heads (docs/cuda_sm90.md, "heads-major").
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // One producer warpgroup (two gathering warps, as in every kernel) and two consumer
@@ -23,11 +23,12 @@
 // released to the producer once read. Four barriers per block: the warpgroup's (its half
 // of the tile is free), then both warpgroups' after the conversion, the maxima and U.
 //
-// Numerics as in the wgmma kernel: q̂ = q 2^-e1 per head, the score factor before or
+// Numerics as in the candidates-major kernel: q̂ = q 2^-e1 per head, the score factor before or
 // after the tile sum, candidate tile scales shifted by 2^-E_c, a lazy running maximum,
 // O a running sum in units of 2^F per (tile, head), NaN and Inf rules the same. The bound
-// behind F is max(p) max|s_t| per block (run 17; run 16 took max(p |s_t|)): a looser bound,
-// the same exactness (U stays in fp16's normal range for any scale spread within 2^14).
+// behind F is max(p) max|s_t| per block (looser than max(p |s_t|), one maximum fewer per
+// candidate, the same exactness: U stays in fp16's normal range for any scale spread
+// within 2^14).
 
 #pragma once
 
@@ -69,7 +70,7 @@ struct HmSmem {
 };
 constexpr int kInactive = -1000;  // the exponent table's mark of an inactive candidate
 
-// What the heads-major kernels (this one and seesaw_kernel.cuh) share.
+// The heads-major kernel's steps, as functions (the lab's variants of the kernel reuse them).
 
 // Sixteen e4m3 codes (one candidate, dims d .. d + 15, low byte first) as two 16-byte
 // rows of fp16 (dims d .. d + 7 and d + 8 .. d + 15), exactly.
@@ -182,7 +183,6 @@ struct HmWgmma {
   }
 };
 
-template <bool kCpAsync>
 __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(const SparseMlaParams p) {
   using S = HmSmem;
   constexpr int NS = kHmStages;
@@ -195,15 +195,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   // empty: one arrival per consumer warp (each warp's exchange reads done)
-  init_barriers<NS, kCpAsync>(sm.full, sm.empty, 2 * kConsumerWarps, sm.bad_all);
+  init_barriers<NS>(sm.full, sm.empty, 2 * kConsumerWarps, sm.bad_all);
 
   if (warp >= 2 * kConsumerWarps) {
     // ---------------- producer ----------------
     ptx::setmaxnreg_dec<kProducerRegs>();
     const int half = warp - 2 * kConsumerWarps;
     if (half < kProducerWarps)
-      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
-                                sm.full, sm.empty);
+      gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
+                      sm.full, sm.empty);
     return;
   }
 
@@ -245,11 +245,11 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     for (int e = 0; e < 64; ++e) o[t2][e] = 0.0f;
   // Descriptors (no swizzle): q̂ and the tile as K-major operands, LBO = 1024 bytes between
   // 8-dim cores, SBO = 128 between 8-row cores; the tile as the value MMA's N-major B,
-  // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N) (run 16 verified
-  // this assignment; stage-0 M5 likewise).
+  // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N) (this field
+  // assignment verified on the H200, with a microbenchmark and in this kernel).
   const uint64_t q_desc = ptx::smem_desc(sm.qhat, 1024, 128);
   const uint64_t k_desc = ptx::smem_desc(tile, 1024, 128);
-  const uint64_t v_desc = p.hm_swap_value_desc ? ptx::smem_desc(tile, 1024, 128) : ptx::smem_desc(tile, 128, 1024);
+  const uint64_t v_desc = ptx::smem_desc(tile, 128, 1024);
   // This thread's 16-byte code chunks of every block: candidate cr, dims 256 wg + 16 (dq + 2 i).
   const int cr = (lane & 7) + 8 * ((tid >> 3) & 7);
   const int dq = tid >> 6;

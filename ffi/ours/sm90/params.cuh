@@ -61,41 +61,11 @@ struct SparseMlaParams {
   int num_splits = 1;        // splits per token
   int blocks_per_split = 1;  // 64-candidate blocks per split
   float sm_scale = 1.0f;
-  // Gather engine: false = one 528-byte cp.async.bulk per row (the default), true =
-  // 33 x 16-byte cp.async per row spread over the producer's lanes (for comparison; up
-  // to 32 heads: the heads-major kernel always takes bulk copies).
-  bool gather_cp_async = false;
-  // Programmatic dependent launch: both kernels start with griddepcontrol.wait (before
-  // any global access) and are launched so that their start overlaps the tail of the
-  // previous kernel in the stream; the attention kernel lets the combine launch early.
-  bool pdl = true;
-  // Up to 8 heads: the warp-private kernel (false: the block-shared one, for comparison).
-  bool warp_private = true;
-  // The wgmma kernel (wgmma_kernel.cuh) from `wgmma_from_heads` heads on, for splits of
-  // at least `wgmma_min_blocks` blocks (33-128 heads always take it); otherwise the
-  // block-shared or warp-private kernel. 9 heads and 4 blocks: where it measured faster
-  // (runs 12-14: 8-27% at 16-32 heads from 4 blocks per split; with 1-2 blocks per split,
-  // T <= 8 at K = 2048 under the batch rule, its fixed cost per CTA made it 0.4-4.8 us
-  // slower). The choice depends on (H, K, splits) only, so the invariant split rule keeps
-  // a token's bits independent of the batch. (The selftest sets 33 / 1 for comparisons.)
-  int wgmma_from_heads = 9;
-  int wgmma_min_blocks = 4;
-  // 33-128 heads: the heads-major kernel (heads_major_kernel.cuh), one CTA per 64 heads;
-  // false: the wgmma kernel over groups of 32 heads (the comparison of run 16).
-  bool heads_major = true;
-  // The heads-major value MMA's N-major B descriptor with LBO and SBO swapped (stage-0 M5's
-  // question, a selftest option until the H200 answered it).
-  bool hm_swap_value_desc = false;
-  // 33-128 heads: the pipelined heads-major kernel (seesaw_kernel.cuh) instead; off until
-  // the H200 has verified and measured it.
-  bool hm_pipelined = false;
-  // 33-128 heads: the asymmetric heads-major kernel (asym_kernel.cuh) instead; off, not yet
-  // run on a GPU (written after run 28).
-  bool hm_asym = false;
 };
 
 // ---------------------------------------------------------------------------
-// The split rules (pure; mirrored in Python, see docs/cuda_sm90.md).
+// The split rules (pure; mirrored in jax_glm_nope/native/targets.py and tested against
+// the compiled functions sparse_mla.cu exports).
 
 __host__ __device__ constexpr int num_blocks(int topk) {
   return (topk + kBlockRows - 1) / kBlockRows;

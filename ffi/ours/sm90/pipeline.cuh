@@ -18,7 +18,7 @@ namespace jax_glm_nope::sm90 {
 constexpr int kProducerWarps = 2;
 
 // Blocks first, first + step, ... (the warp-private kernel's two groups alternate).
-template <int NS, bool kCpAsync>
+template <int NS>
 __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token, int c_begin,
                                             int c_stop, int nblocks, int half, int lane,
                                             uint8_t* rows_base, int* flags, uint64_t* full,
@@ -44,21 +44,6 @@ __device__ __forceinline__ void gather_rows(const SparseMlaParams& p, int token,
     flags[stage * kBlockRows + r] = active;
     const uint32_t n = __popc(__ballot_sync(~0u, active));
     __syncwarp();
-    if (kCpAsync) {
-      // Row q's 33 chunks: lane l takes chunk l, lane 0 also chunk 32.
-      uint8_t* rows = rows_base + (stage * kBlockRows + 32 * half) * kRowBytes;
-      for (int q = 0; q < 32; ++q) {
-        const int slot = __shfl_sync(~0u, idx, q);
-        if (slot < 0 || int64_t(slot) >= p.num_slots) continue;
-        const uint8_t* src = p.pool + int64_t(slot) * p.row_bytes;
-        uint8_t* dst = rows + q * kRowBytes;
-        ptx::cp_async16(dst + lane * 16, src + lane * 16);
-        if (lane == 0) ptx::cp_async16(dst + 512, src + 512);
-      }
-      ptx::cp_async_arrive(&full[stage]);  // fires when this lane's copies land
-      (void)n;
-      continue;
-    }
     if (lane == 0) ptx::mbar_arrive_expect_tx(&full[stage], n * kRowBytes);
     __syncwarp();
     if (active) ptx::bulk_copy(row, p.pool + int64_t(idx) * p.row_bytes, kRowBytes, &full[stage]);
@@ -84,7 +69,7 @@ __host__ __device__ constexpr int q_core_offset(int n, int d) {
 // ---------------------------------------------------------------------------
 // q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
 
-// kCore: the wgmma kernel's layout instead (wgmma_kernel.cuh, q_core_offset); with
+// kCore: the candidates-major kernel's layout instead (q_core_offset); with
 // kNatural, core_offset (the heads-major kernel's A operand). The CTA's heads are
 // h0 .. h0 + nheads - 1 of the token (all of them when nheads < 0).
 template <int HP, int kWarps, bool kCore = false, bool kNatural = false>
@@ -193,6 +178,12 @@ __device__ __forceinline__ void store_head(const SparseMlaParams& p, int token, 
                      w == 0 && mt0 == 0 && g == 0);
 }
 
+// The running maximum of the candidates-major and heads-major kernels moves lazily: a
+// block's maximum replaces m only when it exceeds m by more than kLazyMax (log2 units), so
+// that O, the sums and the bounds need a rescale in few blocks; probabilities stay
+// <= 2^kLazyMax.
+constexpr float kLazyMax = 8.0f;
+
 // ---------------------------------------------------------------------------
 // Shared memory.
 
@@ -275,12 +266,12 @@ struct SplitRange {
 
 // Thread 0: the stage barriers (the producer warps arrive on full, `readers` consumer
 // warps on empty) and the shared flag.
-template <int NS, bool kCpAsync>
+template <int NS>
 __device__ __forceinline__ void init_barriers(uint64_t* full, uint64_t* empty, int readers,
                                               int* bad_all) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < NS; ++s) {
-      ptx::mbar_init(&full[s], kProducerWarps * (kCpAsync ? 32 : 1));
+      ptx::mbar_init(&full[s], kProducerWarps);
       ptx::mbar_init(&empty[s], readers);
     }
     *bad_all = 0;

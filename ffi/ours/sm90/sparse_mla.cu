@@ -92,6 +92,15 @@ extern "C" int jax_glm_nope_sm90_batch_num_splits(int tokens, int heads, int top
 extern "C" int jax_glm_nope_sm90_scratch_splits(int splits) {
   return jax_glm_nope::sm90::scratch_splits(splits);
 }
+// The kernel the launcher takes for (heads, topk, splits) over 528-byte rows (656-byte rows
+// take the same), by its name in kKernels; nullptr for a call it refuses (heads outside
+// 1-128, a split count that is not canonical).
+extern "C" const char* jax_glm_nope_sm90_kernel_name(int heads, int topk, int splits) {
+  namespace sm90 = jax_glm_nope::sm90;
+  if (topk < 1 || !sm90::canonical_splits(topk, splits)) return nullptr;
+  const sm90::KernelSpec* kernel = sm90::select_kernel(heads, sm90::blocks_per_split_of(topk, splits));
+  return kernel ? kernel->name : nullptr;
+}
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeSm90SparseMla, jax_glm_nope::sm90::sparse_mla_impl,
                               jax_glm_nope::bind_attention()

@@ -1,94 +1,155 @@
-// Our Hopper (sm_90a) sparse-MLA attention: 1 <= H <= 128 heads over
-// compact FP8 rows. Plain pointers and a params struct, so the FFI handler
-// (sparse_mla.cu) and the standalone selftest (selftest.cu) call the same launcher,
-// defined here. Design, numerics and measurements: docs/cuda_sm90.md.
+// Our Hopper (sm_90a) sparse-MLA attention: 1 <= H <= 128 heads over compact FP8 rows.
+// Plain pointers and a params struct (params.cuh), so the FFI handler (sparse_mla.cu) and
+// any standalone program call the same launcher, defined here. Design, numerics and
+// measurements: docs/cuda_sm90.md.
 //
-// One CTA = one (token, split) and head group; the launcher picks one of five kernels:
-//  - up to 8 heads, splits of two blocks or more: the warp-private kernel
-//    (warp_private_kernel.cuh), one CTA of two consumer warpgroups per SM;
-//  - up to 16 heads otherwise: the block-shared kernel with one consumer group
-//    (block_shared_kernel.cuh), two CTAs per SM;
-//  - 17-32 heads: the block-shared kernel with two consumer groups on alternate blocks;
-//  - from `wgmma_from_heads` heads (9 by default) with splits of at least
-//    `wgmma_min_blocks` blocks (4): the wgmma kernel (wgmma_kernel.cuh), same CTAs,
-//    candidates-major warpgroup MMAs;
-//  - 33-128 heads: the heads-major kernel (heads_major_kernel.cuh), one CTA per group of
-//    64 heads (grid y), every MMA with M = 64 heads (`heads_major = false`: the wgmma
-//    kernel over groups of 32 heads, for comparison).
-// Every kernel: two producer warps gather each 64-row block with one 528-byte bulk copy
-// per active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
-// rows and are never dereferenced; the codes converted exactly to fp16; a base-2 online
-// softmax; O as a running mean or sum kept in fp16 range by powers of two; splits merged
-// by combine_kernel.cuh.
+// The shipped kernels, named by how a 64-candidate block's MMA work is organised:
+//  - warp-private: mma.sync; each consumer warp scores its own 16 candidates and keeps
+//    its own softmax and value accumulator (warp_private_kernel.cuh);
+//  - block-shared: mma.sync; the four warps of a consumer group share each block's
+//    softmax through shared memory, warp w accumulating value tile w
+//    (block_shared_kernel.cuh);
+//  - candidates-major: warpgroup MMAs with M = 64 candidates and N = the CTA's heads
+//    (candidates_major_kernel.cuh);
+//  - heads-major: warpgroup MMAs with M = 64 heads, one CTA per group of 64 heads
+//    (heads_major_kernel.cuh).
+// kKernels declares the heads and split lengths (blocks per split) each serves and what it
+// supports; the declarations are disjoint and cover every call (checked at compile time),
+// and launch_sparse_mla launches the one that serves the call. Every
+// kernel: two producer warps gather each 64-row block with one 528-byte bulk copy per
+// active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
+// rows and are never dereferenced; the codes convert exactly to fp16; a base-2 online
+// softmax; splits merged by combine_kernel.cuh.
 #pragma once
 
-#include "ours/sm90/params.cuh"
-#include "ours/sm90/device_helpers.cuh"
-#include "ours/sm90/pipeline.cuh"
+#include <climits>
+
 #include "ours/sm90/block_shared_kernel.cuh"
-#include "ours/sm90/warp_private_kernel.cuh"
-#include "ours/sm90/wgmma_kernel.cuh"
-#include "ours/sm90/heads_major_kernel.cuh"
-#include "ours/sm90/asym_kernel.cuh"
+#include "ours/sm90/candidates_major_kernel.cuh"
 #include "ours/sm90/combine_kernel.cuh"
+#include "ours/sm90/device_helpers.cuh"
+#include "ours/sm90/heads_major_kernel.cuh"
+#include "ours/sm90/params.cuh"
+#include "ours/sm90/pipeline.cuh"
+#include "ours/sm90/warp_private_kernel.cuh"
 
 namespace jax_glm_nope::sm90 {
 
-// ---------------------------------------------------------------------------
-// Launcher. Requires 1 <= heads <= 128, canonical num_splits, blocks_per_split set
-// by blocks_per_split_of, scratch present when num_splits > 1. Returns the first
-// CUDA error; allocates nothing; stream-capturable.
+using KernelFn = void (*)(SparseMlaParams);
 
-template <int NT>
-cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
-  constexpr int NS = stages_for<NT>();
-  auto kernel = p.gather_cp_async ? sparse_mla_kernel<NT, NS, true> : sparse_mla_kernel<NT, NS, false>;
-  int threads = threads_of(NT);
-  int bytes = Smem<NT, NS>::kBytes;
-  int groups = 1;  // CTAs per (token, split), grid y
-  // Up to 8 heads, splits of two blocks or more: the warp-private kernel (with one block
-  // per split its second group would idle; the block-shared kernel is faster there).
-  if constexpr (NT == 1) {
-    if (p.warp_private && p.blocks_per_split > 1) {
-      constexpr int NP = kPrivateStages;
-      kernel = p.gather_cp_async ? sparse_mla_private_kernel<NP, true> : sparse_mla_private_kernel<NP, false>;
-      threads = 3 * 128;
-      bytes = Smem<1, NP>::kBytes;
-    }
-  } else {
-    if ((p.heads >= p.wgmma_from_heads && p.blocks_per_split >= p.wgmma_min_blocks) ||
-        p.heads > kGroupHeads) {
-      constexpr int NW = wgmma_stages<NT>();
-      kernel = p.gather_cp_async ? sparse_mla_wgmma_kernel<NT, NW, true>
-                                 : sparse_mla_wgmma_kernel<NT, NW, false>;
-      bytes = WSmem<NT, NW>::kBytes;
-      groups = (p.heads + kGroupHeads - 1) / kGroupHeads;
-    }
-    if (p.heads > kGroupHeads && p.heads_major) {
-      // (bulk copies only: the cp.async comparison engine is not built for this kernel)
-      kernel = p.hm_asym        ? sparse_mla_asym_kernel<false>
-               : p.hm_pipelined ? sparse_mla_seesaw_kernel<false>
-                                : sparse_mla_heads_major_kernel<false>;
-      threads = kHmThreads;
-      bytes = p.hm_asym ? AsSmem::kBytes : (p.hm_pipelined ? SbSmem::kBytes : HmSmem::kBytes);
-      groups = head_groups(p.heads);
-    }
+constexpr int kAnySplit = INT_MAX;  // max_blocks_per_split: no upper limit
+
+// How one compiled kernel is launched.
+struct KernelLaunch {
+  KernelFn kernel;
+  int threads;
+  int smem_bytes;   // dynamic shared memory per CTA
+  int group_heads;  // heads per CTA: grid y = ceil(H / group_heads) CTAs per (token, split)
+};
+constexpr KernelLaunch warp_private() {
+  return {sparse_mla_warp_private_kernel<kPrivateStages>, 3 * 128, Smem<1, kPrivateStages>::kBytes, 8};
+}
+template <int NT>  // NT = 1-4: the MMA's N, heads rounded up to 8
+constexpr KernelLaunch block_shared() {
+  return {sparse_mla_block_shared_kernel<NT, stages_for<NT>()>, threads_of(NT),
+          Smem<NT, stages_for<NT>()>::kBytes, 8 * NT};
+}
+template <int NT>  // NT = 2-4, one CTA per group of 32 heads
+constexpr KernelLaunch candidates_major() {
+  return {sparse_mla_candidates_major_kernel<NT, candidates_major_stages<NT>()>, threads_of(NT),
+          CmSmem<NT, candidates_major_stages<NT>()>::kBytes, kGroupHeads};
+}
+constexpr KernelLaunch heads_major() {
+  return {sparse_mla_heads_major_kernel, kHmThreads, HmSmem::kBytes, kHmHeads};
+}
+
+// What one kernel serves and supports.
+struct KernelSpec {
+  const char* name;
+  int min_heads, max_heads;  // the head counts it serves
+  // The split lengths it serves, in 64-candidate blocks per split (the split rule fixes
+  // them from (H, K, splits) alone).
+  int min_blocks_per_split, max_blocks_per_split;
+  bool padded_rows;      // reads 656-byte rows (their first 528 bytes) besides 528-byte ones
+  bool batch_invariant;  // a token's bits depend on (H, K, splits), never on other tokens
+  KernelLaunch launch;
+  constexpr bool serves(int heads, int blocks_per_split, int64_t row_bytes) const {
+    return heads >= min_heads && heads <= max_heads && blocks_per_split >= min_blocks_per_split &&
+           blocks_per_split <= max_blocks_per_split &&
+           (row_bytes == L::kCompactRowBytes || (padded_rows && row_bytes == L::kPaddedRowBytes));
   }
-  cudaError_t status =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+};
+
+// The shipped kernels. Why these boundaries: with one block per split the warp-private
+// kernel's second consumer group would idle; below four blocks per split the
+// candidates-major kernel's fixed cost per CTA outweighs its faster block loop; above 32
+// heads the value accumulator of all heads no longer fits in one CTA's registers.
+// clang-format off
+constexpr KernelSpec kKernels[] = {
+    // name              heads     blocks per split  656-B rows  batch invariant  launch
+    {"warp-private",      1,   8,  2, kAnySplit,     true,       true,            warp_private()},
+    {"block-shared",      1,   8,  1, 1,             true,       true,            block_shared<1>()},
+    {"block-shared",      9,  16,  1, 3,             true,       true,            block_shared<2>()},
+    {"block-shared",     17,  24,  1, 3,             true,       true,            block_shared<3>()},
+    {"block-shared",     25,  32,  1, 3,             true,       true,            block_shared<4>()},
+    {"candidates-major",  9,  16,  4, kAnySplit,     true,       true,            candidates_major<2>()},
+    {"candidates-major", 17,  24,  4, kAnySplit,     true,       true,            candidates_major<3>()},
+    {"candidates-major", 25,  32,  4, kAnySplit,     true,       true,            candidates_major<4>()},
+    {"heads-major",      33, 128,  1, kAnySplit,     true,       true,            heads_major()},
+};
+// clang-format on
+
+// The kernel that serves the call, or nullptr (heads outside 1-128, another row size).
+constexpr const KernelSpec* select_kernel(int heads, int blocks_per_split,
+                                          int64_t row_bytes = L::kCompactRowBytes) {
+  for (const KernelSpec& k : kKernels)
+    if (k.serves(heads, blocks_per_split, row_bytes)) return &k;
+  return nullptr;
+}
+
+// Exactly one kernel serves each call, each is batch invariant, and each fits in shared
+// memory, so the invariant split rule gives a token the same bits in any batch.
+constexpr bool kernels_cover_every_call() {
+  for (int64_t row_bytes : {L::kCompactRowBytes, L::kPaddedRowBytes})
+    for (int heads = 1; heads <= kMaxHeads; ++heads)
+      for (int bps : {1, 2, 3, 4, 5, 8, 16, 1024, kAnySplit}) {
+        int serving = 0;
+        for (const KernelSpec& k : kKernels)
+          if (k.serves(heads, bps, row_bytes)) {
+            ++serving;
+            if (!k.batch_invariant || k.launch.smem_bytes > 227 * 1024) return false;
+          }
+        if (serving != 1) return false;
+      }
+  return select_kernel(0, 1) == nullptr && select_kernel(kMaxHeads + 1, 1) == nullptr;
+}
+static_assert(kernels_cover_every_call(), "kKernels: every (heads, blocks per split) served once");
+
+// ---------------------------------------------------------------------------
+// Launcher. Requires 1 <= heads <= 128, canonical num_splits, blocks_per_split set by
+// blocks_per_split_of, scratch present when num_splits > 1. Returns the first CUDA error;
+// allocates nothing; stream-capturable.
+
+// `kernel` for p's (token, split) grid, then the split combine when num_splits > 1, both
+// with programmatic dependent launch: each kernel starts with griddepcontrol.wait (before
+// any global access), so its launch overlaps the tail of the previous kernel in the stream.
+inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaParams& p,
+                                 cudaStream_t stream) {
+  cudaError_t status = cudaFuncSetAttribute(
+      kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.smem_bytes);
   if (status != cudaSuccess) return status;
-  const int64_t ctas = int64_t(p.tokens) * p.num_splits;
   cudaLaunchAttribute pdl;
   pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(ctas), groups);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = bytes;
+  config.gridDim = dim3(static_cast<unsigned>(int64_t(p.tokens) * p.num_splits),
+                        (p.heads + kernel.group_heads - 1) / kernel.group_heads);
+  config.blockDim = dim3(kernel.threads);
+  config.dynamicSmemBytes = kernel.smem_bytes;
   config.stream = stream;
   config.attrs = &pdl;
-  config.numAttrs = p.pdl ? 1 : 0;
-  status = cudaLaunchKernelEx(&config, kernel, p);
+  config.numAttrs = 1;
+  status = cudaLaunchKernelEx(&config, kernel.kernel, p);
   if (status != cudaSuccess || p.num_splits == 1) return status;
   config.gridDim = dim3(p.tokens, p.heads);
   config.blockDim = dim3(128);
@@ -96,22 +157,18 @@ cudaError_t launch_heads(const SparseMlaParams& p, cudaStream_t stream) {
   return cudaLaunchKernelEx(&config, combine_kernel, p);
 }
 
+inline bool valid_launch(const SparseMlaParams& p) {
+  return p.heads >= 1 && p.heads <= kMaxHeads && p.topk >= 1 &&
+         canonical_splits(p.topk, p.num_splits) &&
+         p.blocks_per_split == blocks_per_split_of(p.topk, p.num_splits) &&
+         (p.num_splits == 1 || (p.part_out && p.part_lse));
+}
+
 inline cudaError_t launch_sparse_mla(const SparseMlaParams& p, cudaStream_t stream) {
   if (p.tokens == 0) return cudaSuccess;
-  if (p.heads < 1 || p.heads > kMaxHeads || p.topk < 1 || !canonical_splits(p.topk, p.num_splits) ||
-      p.blocks_per_split != blocks_per_split_of(p.topk, p.num_splits) ||
-      (p.num_splits > 1 && (!p.part_out || !p.part_lse)))
-    return cudaErrorInvalidValue;
-  switch ((min(p.heads, kGroupHeads) + 7) / 8) {
-    case 1:
-      return launch_heads<1>(p, stream);
-    case 2:
-      return launch_heads<2>(p, stream);
-    case 3:
-      return launch_heads<3>(p, stream);
-    default:
-      return launch_heads<4>(p, stream);
-  }
+  if (!valid_launch(p)) return cudaErrorInvalidValue;
+  const KernelSpec* kernel = select_kernel(p.heads, p.blocks_per_split, p.row_bytes);
+  return kernel ? launch_kernel(kernel->launch, p, stream) : cudaErrorInvalidValue;
 }
 
 }  // namespace jax_glm_nope::sm90

@@ -25,8 +25,8 @@ namespace jax_glm_nope::sm90 {
 constexpr int kPrivateStages = 6;  // 3 per group: 203 KB of rows
 constexpr int kPrivateWarps = 2 * kConsumerWarps;
 
-template <int NS, bool kCpAsync>
-__global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const SparseMlaParams p) {
+template <int NS>
+__global__ void __launch_bounds__(3 * 128, 1) sparse_mla_warp_private_kernel(const SparseMlaParams p) {
   static_assert(NS % 2 == 0, "a group's blocks use the stages of its parity");
   using S = Smem<1, NS>;
   constexpr int HP = 8;
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
   const SmemView<S> sm(smem, NS);
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();
-  init_barriers<NS, kCpAsync>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
+  init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
   // The split's candidates are computed after setmaxnreg in each role (nothing live
   // across it: a value kept over setmaxnreg is spilled).
   if (threadIdx.x >= kPrivateWarps * 32) {
@@ -42,8 +42,8 @@ __global__ void __launch_bounds__(3 * 128, 1) sparse_mla_private_kernel(const Sp
     // Warps 8, 9 gather group 0's blocks (rows 0-31, 32-63), warps 10, 11 group 1's.
     const int k = threadIdx.x / 32 - kPrivateWarps, lane = threadIdx.x % 32;
     const SplitRange r(p);
-    gather_rows<NS, kCpAsync>(p, r.token, r.c_begin, r.c_stop, r.nblocks, k % 2, lane, sm.rows,
-                              sm.flags, sm.full, sm.empty, k / 2, 2);
+    gather_rows<NS>(p, r.token, r.c_begin, r.c_stop, r.nblocks, k % 2, lane, sm.rows,
+                    sm.flags, sm.full, sm.empty, k / 2, 2);
     return;
   }
   ptx::setmaxnreg_inc<kConsumerRegs>();

@@ -1,11 +1,12 @@
-// Standalone check and benchmark of the family-S sparse-MLA kernel (no JAX):
+// Standalone check and benchmark of our sm_90a sparse-MLA kernels (no JAX), the product's
+// (ffi/ours/sm90/, through its own launcher) and the lab's variants (lab_launch.cuh):
 //   1. correctness against a float64 CPU reference on the dequantized values, SPEC
 //      bounds (per-token rel. L2 of out <= 5e-3, |dlse| <= 1e-2 max(1, |ref|)), tame and
 //      wide-range data, holes, topk_lens, 528/656-byte rows, NaN-poisoned unreferenced
 //      rows (slot 0 included), non-finite referenced input, every split count kind;
 //   2. bit determinism on repeat and batch invariance (T=1 vs T=128);
 //   3. timings with CUDA graphs over a pool larger than L2.
-// Build and run: scripts/sm90_selftest.sh. Exit code 0 only when every check passes.
+// Build and run: research/sm90_selftest.sh. Exit code 0 only when every check passes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,9 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include "ours/sm90/sparse_mla_kernel.cuh"
+#include "lab_launch.cuh"
 
 namespace sm90 = jax_glm_nope::sm90;
+namespace lab = jax_glm_nope::lab;
 namespace L = jax_glm_nope::layout;
 
 #define CHECK_CUDA(x)                                                                   \
@@ -276,15 +278,13 @@ void reference(Case& c) {
 }
 
 // ---------------------------------------------------------------- device runs
-bool g_cp_async = false;  // gather engine for the correctness runs
 bool g_block_shared = false;  // H <= 8: the block-shared kernel instead of the warp-private one
-// The launcher's kernel choice for the correctness runs (SparseMlaParams' defaults unless
-// a pass overrides them).
-const sm90::SparseMlaParams kDefaultParams{};
+// The kernel choice for the correctness runs (the product's, LabParams' defaults, unless a
+// pass overrides them).
+const lab::LabParams kDefaultParams{};
 int g_wgmma_from = kDefaultParams.wgmma_from_heads;
 int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
 bool g_heads_major = kDefaultParams.heads_major;  // 33-128 heads: the heads-major kernel
-bool g_hm_swap = kDefaultParams.hm_swap_value_desc;
 bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the pipelined kernel
 int g_bench_min_heads = 0;
 bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, no timings
@@ -333,9 +333,9 @@ void release(DeviceCase& d) {
   d = DeviceCase{};
 }
 
-sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits, int token0 = 0,
+lab::LabParams params_for(const Case& c, const DeviceCase& d, int splits, int token0 = 0,
                                  int tokens = -1) {
-  sm90::SparseMlaParams p;
+  lab::LabParams p;
   const int64_t H = c.heads, D = L::kHeadDim;
   p.q = d.q + token0 * H * D;
   p.pool = d.pool;
@@ -353,12 +353,10 @@ sm90::SparseMlaParams params_for(const Case& c, const DeviceCase& d, int splits,
   p.num_splits = splits;
   p.blocks_per_split = sm90::blocks_per_split_of(c.topk, splits);
   p.sm_scale = c.sm_scale;
-  p.gather_cp_async = g_cp_async;
   p.warp_private = !g_block_shared;
   p.wgmma_from_heads = g_wgmma_from;
   p.wgmma_min_blocks = g_wgmma_min;
   p.heads_major = g_heads_major;
-  p.hm_swap_value_desc = g_hm_swap;
   p.hm_pipelined = g_hm_pipelined;
   p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
   return p;
@@ -382,7 +380,7 @@ struct Result {
 Result run(const Case& c, const DeviceCase& d, int splits) {
   poison(c, d);
   const auto p = params_for(c, d, splits);
-  CHECK_CUDA(sm90::launch_sparse_mla(p, 0));
+  CHECK_CUDA(lab::lab_launch(p, 0));
   CHECK_CUDA(cudaDeviceSynchronize());
   Result r;
   r.out.resize(c.q.size());
@@ -489,7 +487,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_hm_pipelined ? (g_asym ? "[asym] " : "[pipelined] ") : g_cp_async ? "[cp.async] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? (g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -602,7 +600,7 @@ float time_graph(F launch, int reps = 20, int trials = 7) {
   return ms[ms.size() / 2] * 1000.0f / reps;  // us per call
 }
 
-// The targets (docs/cuda_sm90.md) and the H200 run-3 numbers (docs/logs/h200_run3:
+// The targets (research/notebook.md) and the H200 run-3 numbers (research/notebook.md, run 3:
 // ours and FlashMLA through JAX, CUDA graph) for the summary lines; 0 = none.
 struct Reference {
   double bar, run3, flashmla;
@@ -666,7 +664,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   struct Row {
     int tokens, heads, topk, row_bytes;
     bool invariant;
-    bool cp_async = false;
     bool pdl = true;
     bool block_shared = false;  // H <= 8: the block-shared kernel (comparison)
     bool wgmma = false;         // the wgmma kernel from 9 heads (else from 33: the old kernels)
@@ -682,11 +679,9 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     for (int tokens : {1, 128}) rows.push_back({tokens, heads, 2048, 528, true});
   rows.push_back({128, 16, 2048, 656, false});
   for (int heads : {8, 16, 32})
-    for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, true});
-  for (int heads : {8, 16, 32})
-    for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, false});
-  for (int tokens : {1, 8, 32, 128}) rows.push_back({tokens, 8, 2048, 528, false, false, true, true});
-  rows.push_back({4096, 8, 2176, 528, false, false, true, true});
+    for (int tokens : {1, 32, 128}) rows.push_back({tokens, heads, 2048, 528, false, false});
+  for (int tokens : {1, 8, 32, 128}) rows.push_back({tokens, 8, 2048, 528, false, true, true});
+  rows.push_back({4096, 8, 2176, 528, false, true, true});
   rows.push_back({4096, 8, 2176, 528, false});
   for (int heads : {16, 32}) {
     rows.push_back({4096, heads, 2176, 528, false});
@@ -695,33 +690,33 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
   // The wgmma kernel, same cases.
   for (int topk : {2048, 2176})
     for (int tokens : {1, 8, 32, 128})
-      for (int heads : {16, 24, 32}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, true});
-  for (int heads : {16, 32}) rows.push_back({4096, heads, 2176, 528, false, false, true, false, true});
-  rows.push_back({128, 32, 2048, 528, true, false, true, false, true});
+      for (int heads : {16, 24, 32}) rows.push_back({tokens, heads, topk, 528, false, true, false, true});
+  for (int heads : {16, 32}) rows.push_back({4096, heads, 2176, 528, false, true, false, true});
+  rows.push_back({128, 32, 2048, 528, true, true, false, true});
   // 33-128 heads: the wgmma kernel over head groups of 32.
   for (int topk : {2048, 2176})
     for (int tokens : {1, 8, 32, 128})
-      for (int heads : {64, 128}) rows.push_back({tokens, heads, topk, 528, false, false, true, false, false, true});
-  rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true});
-  rows.push_back({4096, 128, 2176, 528, false, false, true, false, false, true});
-  rows.push_back({4096, 32, 2176, 528, false, false, true, false, false, true});
-  rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true});
-  rows.push_back({128, 96, 2048, 528, false, false, true, false, false, true});
-  rows.push_back({128, 64, 2048, 528, true, false, true, false, false, true});
+      for (int heads : {64, 128}) rows.push_back({tokens, heads, topk, 528, false, true, false, false, true});
+  rows.push_back({4096, 64, 2176, 528, false, true, false, false, true});
+  rows.push_back({4096, 128, 2176, 528, false, true, false, false, true});
+  rows.push_back({4096, 32, 2176, 528, false, true, false, false, true});
+  rows.push_back({128, 40, 2048, 528, false, true, false, false, true});
+  rows.push_back({128, 96, 2048, 528, false, true, false, false, true});
+  rows.push_back({128, 64, 2048, 528, true, true, false, false, true});
   // The same 33-128-head cases on run 15's kernel (the wgmma kernel over groups of 32).
   for (int tokens : {1, 8, 32, 128})
-    for (int heads : {64, 128}) rows.push_back({tokens, heads, 2048, 528, false, false, true, false, false, true, true});
-  rows.push_back({4096, 64, 2176, 528, false, false, true, false, false, true, true});
+    for (int heads : {64, 128}) rows.push_back({tokens, heads, 2048, 528, false, true, false, false, true, true});
+  rows.push_back({4096, 64, 2176, 528, false, true, false, false, true, true});
   // The pipelined heads-major kernel, same cases.
   for (int tokens : {1, 8, 32, 128})
     for (int heads : {64, 128})
-      rows.push_back({tokens, heads, 2048, 528, false, false, true, false, false, true, false, true});
-  for (int heads : {64, 128}) rows.push_back({4096, heads, 2176, 528, false, false, true, false, false, true, false, true});
-  rows.push_back({128, 40, 2048, 528, false, false, true, false, false, true, false, true});
-  rows.push_back({128, 64, 2048, 528, true, false, true, false, false, true, false, true});
+      rows.push_back({tokens, heads, 2048, 528, false, true, false, false, true, false, true});
+  for (int heads : {64, 128}) rows.push_back({4096, heads, 2176, 528, false, true, false, false, true, false, true});
+  rows.push_back({128, 40, 2048, 528, false, true, false, false, true, false, true});
+  rows.push_back({128, 64, 2048, 528, true, true, false, false, true, false, true});
   // T = 16 (4 blocks per split at K = 2048): the default choice at the threshold.
   for (int heads : {24, 32, 64}) {
-    rows.push_back({16, heads, 2048, 528, false, false, true, false, false, true});
+    rows.push_back({16, heads, 2048, 528, false, true, false, false, true});
     if (heads <= 32) rows.push_back({16, heads, 2048, 528, false});
   }
 
@@ -742,7 +737,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     if (profile) {
       char name[64];
       std::snprintf(name, sizeof(name), "%d:%d:%d", r.tokens, r.heads, r.topk);
-      if (std::string(name) != profile || r.invariant || r.cp_async || !r.pdl || r.block_shared ||
+      if (std::string(name) != profile || r.invariant || !r.pdl || r.block_shared ||
           r.row_bytes != 528 || r.wgmma != (g_wgmma_min == 1) || r.groups32 || r.pipelined != g_hm_pipelined)
         continue;
     }
@@ -755,7 +750,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const int splits = r.invariant ? sm90::invariant_num_splits(r.heads, r.topk)
                                    : sm90::batch_num_splits(r.tokens, r.heads, r.topk, wave);
     if (int64_t(r.tokens) * splits > max_part) continue;
-    sm90::SparseMlaParams p;
+    lab::LabParams p;
     p.q = q;
     p.pool = pool;
     p.indices = idx;
@@ -772,7 +767,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.num_splits = splits;
     p.blocks_per_split = sm90::blocks_per_split_of(r.topk, splits);
     p.sm_scale = 0.0625f;
-    p.gather_cp_async = r.cp_async;
     p.pdl = r.pdl;
     p.warp_private = !r.block_shared;
     // wgmma rows force the wgmma kernel; default rows take the launcher's defaults; the
@@ -784,14 +778,13 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.heads_major = !r.groups32;
     p.hm_pipelined = r.pipelined;
     p.hm_asym = g_asym && r.pipelined;
-    p.hm_swap_value_desc = g_hm_swap;
     if (profile) {
-      for (int i = 0; i < 3; ++i) CHECK_CUDA(sm90::launch_sparse_mla(p, nullptr));
+      for (int i = 0; i < 3; ++i) CHECK_CUDA(lab::lab_launch(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
       std::printf("profiled T=%d H=%d K=%d S=%d\n", r.tokens, r.heads, r.topk, splits);
       continue;
     }
-    const float us = time_graph([&](cudaStream_t s) { return sm90::launch_sparse_mla(p, s); },
+    const float us = time_graph([&](cudaStream_t s) { return lab::lab_launch(p, s); },
                                 r.tokens >= 4096 ? 5 : 20);
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
@@ -800,7 +793,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
-        : r.cp_async ? "batch+cpas"
                      : (r.invariant ? "invariant"
                                     : (r.block_shared ? "batch,shared" : (r.pdl ? "batch" : "batch,nopdl")));
     // One compact line per case: the time, then run 3, FlashMLA and the bar where known.
@@ -854,8 +846,6 @@ int main(int argc, char** argv) {
       profile = argv[++i];
     else if (std::string(argv[i]) == "--wgmma")  // --profile: the wgmma kernel's case
       g_wgmma_min = 1;
-    else if (std::string(argv[i]) == "--hm-swap")  // the heads-major value descriptor swapped
-      g_hm_swap = true;
     else if (std::string(argv[i]) == "--pipelined")  // --profile: the pipelined kernel's case
       g_hm_pipelined = true, g_skip_pipelined = false;
     else if (std::string(argv[i]) == "--pipelined-check")
@@ -925,26 +915,6 @@ int main(int argc, char** argv) {
     return c;
   };
   const float tame_scale = 1.0f / std::sqrt(512.0f);
-  if (!g_bench_only) {
-    // The heads-major kernel's value MMA reads the fp16 tile as an N-major B; which
-    // descriptor field takes which stride was open before its first run (stage-0 M5):
-    // a probe with both, and the rest of the run with the one that verifies.
-    int chosen = -1;
-    for (int swap = 0; swap < 2 && chosen < 0; ++swap) {
-      g_hm_swap = swap != 0;
-      const int before = g_failures;
-      Case c = make("heads-major probe", 3, 64, 512, 528, 5000, tame_scale, kTame, 0);
-      correctness_case(c, sm_count);
-      if (g_failures == before) chosen = swap;
-      g_failures = before;
-    }
-    std::printf("heads-major value descriptor: %s\n",
-                chosen == 0 ? "LBO = K stride, SBO = N stride (as designed)"
-                : chosen == 1 ? "SWAPPED (LBO = N stride): change the default"
-                              : "NEITHER verifies");
-    if (chosen < 0) ++g_failures;
-    g_hm_swap = chosen == 1;
-  }
   // Pass 0: the kernels the launcher picks by default (wgmma from 9 heads and 4 blocks per
   // split, heads-major above 32); pass 1: the wgmma kernel from 9 heads at any split; pass
   // 2: the block-shared kernels up to 32 heads, and above 32 the wgmma kernel over groups
@@ -1056,7 +1026,7 @@ int main(int argc, char** argv) {
       bool same = true;
       for (int t : {0, 37, 126}) {
         poison(c, d);
-        CHECK_CUDA(sm90::launch_sparse_mla(params_for(c, d, s_single, t, 1), 0));
+        CHECK_CUDA(lab::lab_launch(params_for(c, d, s_single, t, 1), 0));
         CHECK_CUDA(cudaDeviceSynchronize());
         std::vector<uint16_t> o(bh * 512);
         std::vector<float> l(bh);
@@ -1072,17 +1042,6 @@ int main(int argc, char** argv) {
       if (rule == 0 && !same) ++g_failures;
     }
     release(d);
-  }
-  {
-    g_cp_async = true;  // the 16-byte cp.async gather engine on two cases
-    Case c = make("tame glm-kpool", 6, 16, 2176, 528, 50000, tame_scale, kTame, 1);
-    correctness_case(c, sm_count);
-    Case d = make("wide tiles 2^+-12, rows e^+-4", 4, 32, 2176, 656, 40000, 1.0f / 4096.0f,
-                  kWideTiles, 0);
-    correctness_case(d, sm_count);
-    Case e = make("tame glm-kpool", 6, 8, 2176, 528, 50000, tame_scale, kTame, 2);
-    correctness_case(e, sm_count);
-    g_cp_async = false;
   }
   {
     g_block_shared = true;  // the block-shared kernel at 8 heads (one block per split takes it)

@@ -1,5 +1,5 @@
-// Stage-0 microbenchmarks for the sm_90a sparse-MLA kernel (docs/cuda_sm90.md, "Stage 0").
-// One standalone program, no project headers. Build and run: scripts/sm90_stage0.sh.
+// Stage-0 microbenchmarks for the sm_90a sparse-MLA kernels (research/notebook.md, "Stage 0").
+// One standalone program, no project headers. Build and run: research/sm90_stage0.sh.
 //   M1  e4m3 -> f16 conversion (cvt.rn.f16x2.e4m3x2) throughput, alone, ex2.approx alone,
 //       and the two interleaved (shared pipe or not).
 //   M2  wgmma m64nNk16 f32.f16.f16, N = 8 / 16 / 32, A from registers (RS) or shared (SS),

@@ -1,7 +1,8 @@
-// The wgmma kernel: 9-128 heads (splits of 4 blocks or more, see SparseMlaParams), both
-// MMAs as warpgroup MMAs (wgmma) with the converted codes as the register A operand; above
-// 32 heads one CTA per group of 32 heads (grid y), the groups reading the same rows
-// (docs/cuda_sm90.md, "The wgmma kernel" and runs 12-15).
+// The candidates-major kernel: 9-32 heads, splits of 4 blocks or more (kKernels in
+// sparse_mla_kernel.cuh); both MMAs as warpgroup MMAs (wgmma) with M = 64 candidates and
+// the converted codes as the register A operand. It takes a grid y of head groups of 32
+// (first_head), so it can also run above 32 heads, one CTA per group reading the same rows
+// (docs/cuda_sm90.md, "candidates-major").
 // Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Same CTA, roles and numerics as the block-shared kernel (one or two consumer
@@ -27,7 +28,7 @@
 namespace jax_glm_nope::sm90 {
 
 template <int NT, int NS>
-struct WSmem {
+struct CmSmem {
   static constexpr int kHeadsPad = NT * 8;
   static constexpr int NP = kHeadsPad;
   static constexpr int kGroups = consumer_groups(NT);
@@ -62,7 +63,7 @@ struct WSmem {
 };
 
 template <int NT>
-constexpr int wgmma_stages() {
+constexpr int candidates_major_stages() {
   return NT == 2 ? 2 : 4;
 }
 
@@ -102,21 +103,18 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 
-// The running maximum with lazy updates: the block's maximum (over the four warps' r)
-// replaces m only when it exceeds m by more than kLazyMax (log2 units), so that O, the
-// sums and the bounds need a rescale in few blocks; probabilities stay <= 2^kLazyMax.
-// Called with the same arguments by every thread that needs a head's maximum.
-constexpr float kLazyMax = 8.0f;
+// The running maximum with lazy updates (kLazyMax): the block's maximum over the four
+// warps' r. Called with the same arguments by every thread that needs a head's maximum.
 __device__ __forceinline__ float lazy_max(float m, float4 r) {
   const float b = fmaxf(fmaxf(r.x, r.y), fmaxf(r.z, r.w));
   return b > m + kLazyMax ? b : m;
 }
 
-template <int NT, int NS, bool kCpAsync>
+template <int NT, int NS>
 __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
-    sparse_mla_wgmma_kernel(const SparseMlaParams p) {
+    sparse_mla_candidates_major_kernel(const SparseMlaParams p) {
   static_assert(NT >= 2 && NT <= 4, "9-32 heads per CTA");
-  using S = WSmem<NT, NS>;
+  using S = CmSmem<NT, NS>;
   constexpr int NP = S::NP;
   constexpr int NWG = S::kGroups;
   extern __shared__ __align__(128) uint8_t smem[];
@@ -126,15 +124,15 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  init_barriers<NS, kCpAsync>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
+  init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
 
   if (warp >= NWG * kConsumerWarps) {
     // ---------------- producer ----------------
     if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();
     const int half = warp - NWG * kConsumerWarps;
     if (half < kProducerWarps)
-      gather_rows<NS, kCpAsync>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
-                                sm.full, sm.empty);
+      gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
+                      sm.full, sm.empty);
     return;
   }
 

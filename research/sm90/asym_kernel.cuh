@@ -1,11 +1,10 @@
 // The asymmetric heads-major kernel ("asym"): 33-128 heads, one CTA per group of 64 heads
 // (grid y), every MMA with M = 64 heads, roles split the way FlashMLA's SM90 sparse decode
 // splits them (one warpgroup scores, the other only accumulates O, the third converts;
-// docs/cuda_sm90.md, "Run 30"). Behind `SparseMlaParams::hm_asym` (off; the FFI never sets
-// it): written after runs 19-28 and NOT YET RUN ON A GPU. The selftest runs
-// it with `--asym` (with `--pipelined-check` or `--with-pipelined`: its check and rows in
-// place of the pipelined kernel's).
-// Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
+// research/notebook.md, "Run 30"). A lab variant (research/README.md), launched by
+// lab_launch.cuh when `LabParams::hm_asym` is set: written after runs 19-28 and NOT YET RUN
+// ON A GPU. The selftest runs it with `--asym` (with `--pipelined-check` or
+// `--with-pipelined`: its check and rows in place of the pipelined kernel's).
 //
 // Why: in the heads-major kernel both consumer warpgroups run every phase at once
 // (convert, scores, softmax, U, values), so nothing overlaps; in the pipelined kernel the
@@ -26,7 +25,7 @@
 //    tile both from shared memory), while warpgroup 0 scores the next block.
 // Status (run 30, offline): compiles without spills or ptxas advisories; in the SASS each
 // tile's eight score MMAs and each warpgroup's value MMAs issue back to back (six
-// WARPGROUP.ARRIVE). Not yet checked or timed on a GPU (docs/cuda_sm90.md, run 30).
+// WARPGROUP.ARRIVE). Not yet checked or timed on a GPU (research/notebook.md, run 30).
 // Named barriers: 4 (U and factors of block b written; warpgroup 0 arrives, 1 syncs) and 5
 // (warpgroup 1 has read them; 1 arrives, 0 syncs before writing block b + 1's).
 //
@@ -38,7 +37,7 @@
 
 #pragma once
 
-#include "ours/sm90/seesaw_kernel.cuh"
+#include "seesaw_kernel.cuh"
 
 namespace jax_glm_nope::sm90 {
 
@@ -356,7 +355,6 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
   }
 }
 
-template <bool kCpAsync>  // (unused: the producer loads rows with ordinary loads)
 __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_asym_kernel(const SparseMlaParams p) {
   using S = AsSmem;
   extern __shared__ __align__(128) uint8_t smem[];

@@ -1,13 +1,13 @@
 """Where a kernel's warps wait, from an ncu source-page export.
 
     ncu --import report.ncu-rep --page source --csv --print-source sass -k regex:sparse_mla > s.csv
-    python scripts/ncu_stalls.py s.csv [--chunk 80]
+    python research/ncu_stalls.py s.csv [--chunk 80]
 
 Prints the stall reasons over all samples, samples and executed instructions by opcode,
 the 25 instructions with the most samples (with their top reasons), and per chunk of
 consecutive SASS instructions the share of samples against the share of instructions
 (a chunk with many more samples than instructions is where latency is exposed).
-``scripts/sm90_profile.sh`` writes these exports for each profiled case.
+``research/sm90_profile.sh`` writes these exports for each profiled case.
 """
 
 from __future__ import annotations

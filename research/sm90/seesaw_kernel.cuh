@@ -1,12 +1,13 @@
 // The pipelined heads-major kernel ("seesaw"): 33-128 heads, one CTA per group of 64
 // heads (grid y), every MMA with M = 64 heads, the MMAs of one consumer warpgroup
-// overlapping the softmax of the other (docs/cuda_sm90.md, "Next: overlap", run 19).
-// Behind `SparseMlaParams::hm_pipelined` (off): run 19 verified it (the selftest's pass 3)
-// and measured it slower than the default (b=128 H=64 196 vs 141 us), because at 232
-// registers ptxas serialized its score MMAs (advisory C7512). Since run 21 the consumers
-// have 240 and the gather and converter warps 24 (no spill, no advisory; the score MMAs
-// of a sub-block issue back to back in the SASS; docs/cuda_sm90.md, runs 19-21).
-// Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
+// overlapping the softmax of the other (research/notebook.md, "Next: overlap", run 19).
+// A lab variant (research/README.md), launched by lab_launch.cuh when
+// `LabParams::hm_pipelined` is set: run 19 verified it (the selftest's pass 3) and measured
+// it slower than the product's heads-major kernel (b=128 H=64 196 vs 141 us), because at
+// 232 registers ptxas serialized its score MMAs (advisory C7512). Since run 21 the
+// consumers have 240 and the gather and converter warps 24 (no spill, no advisory; the
+// score MMAs of a sub-block issue back to back in the SASS); still slower (172 us, run 24).
+// Built on the product's headers (-I ffi): heads_major_kernel.cuh and what it includes.
 //
 // Roles (384 threads):
 //  - warps 8-9 gather each 64-row block into a one-stage fp8 ring (gather_rows);
@@ -84,7 +85,6 @@ __device__ __forceinline__ void named_sync() {
 }
 }  // namespace ptx
 
-template <bool kCpAsync>
 __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const SparseMlaParams p) {
   using S = SbSmem;
   extern __shared__ __align__(128) uint8_t smem[];
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   // in sequence and the consumers waited on the tiles).
   if (threadIdx.x == 0) {
     for (int h = 0; h < 2; ++h) {
-      ptx::mbar_init(&sm.full[h], kCpAsync ? 32 : 1);
+      ptx::mbar_init(&sm.full[h], 1);
       ptx::mbar_init(&sm.empty[h], 2);
     }
     for (int i = 0; i < kSbTiles; ++i) {
@@ -122,8 +122,8 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
     const int pw = warp - 2 * kConsumerWarps;
     if (pw < kProducerWarps) {
       // ---------------- gather: warp pw, half pw of every block ----------------
-      gather_rows<1, kCpAsync>(p, token, c_begin, c_stop, nblocks, pw, lane, sm.rows, sm.flags,
-                               sm.full + pw, sm.empty + pw);
+      gather_rows<1>(p, token, c_begin, c_stop, nblocks, pw, lane, sm.rows, sm.flags,
+                     sm.full + pw, sm.empty + pw);
       return;
     }
     // ---------------- converter: warps 10-11 ----------------

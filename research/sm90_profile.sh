@@ -4,17 +4,17 @@
 #      combine at chosen cases: speed of light, warp states (stall reasons), pipe
 #      utilisation, memory, and per-SASS-line stall samples;
 #   2. optionally the selftest (correctness, CUDA-graph timings) and stage 0.
-# Read a case's stall samples with `python scripts/ncu_stalls.py WORK/ncu_T_H_K.source.csv`.
+# Read a case's stall samples with `python research/ncu_stalls.py WORK/ncu_T_H_K.source.csv`.
 # The work folder is packed into OUTDIR/profile.tgz (text: logs, CSV exports) and
 # OUTDIR/reports.tgz (the .ncu-rep files, when small enough to fetch).
 #
-# Usage: scripts/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule),
+# Usage: research/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule),
 #   or T:H:K+pipelined / T:H:K+wgmma for that kernel's case
-#   SELFTEST=1 STAGE0=1 also run scripts/sm90_selftest.sh and scripts/sm90_stage0.sh;
+#   SELFTEST=1 STAGE0=1 also run research/sm90_selftest.sh and research/sm90_stage0.sh;
 #   PROFILE_ARGS=--wgmma profiles the wgmma kernel's cases (9-32 heads).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/sm90_profile.sh OUTDIR [T:H:K ...]}
+out=${1:?usage: research/sm90_profile.sh OUTDIR [T:H:K ...]}
 shift
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=(1:8:2048 32:8:2048 128:8:2048 128:16:2048 128:32:2048)
@@ -28,11 +28,9 @@ cat .revision >>"$work/environment.txt" 2>/dev/null
 status=0
 SELFTEST_BIN="$work/selftest/sm90_selftest"
 if [ "${SELFTEST:-0}" = 1 ]; then
-  timeout "${SELFTEST_TIMEOUT:-300}" scripts/sm90_selftest.sh "$work/selftest" 2>&1 | tail -n 70 || status=1
+  timeout "${SELFTEST_TIMEOUT:-300}" research/sm90_selftest.sh "$work/selftest" 2>&1 | tail -n 70 || status=1
 else
-  mkdir -p "$work/selftest"
-  nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo -I ffi \
-    ffi/ours/sm90/selftest.cu -o "$SELFTEST_BIN" || exit 1
+  research/build.sh "$work/selftest" selftest || exit 1
 fi
 
 for cf in "${cases[@]}"; do
@@ -59,11 +57,11 @@ for cf in "${cases[@]}"; do
 done
 
 if [ "${STAGE0:-0}" = 1 ]; then
-  timeout "${STAGE0_TIMEOUT:-200}" scripts/sm90_stage0.sh "$work/stage0" 2>&1 | tail -n 40 || status=1
+  timeout "${STAGE0_TIMEOUT:-200}" research/sm90_stage0.sh "$work/stage0" 2>&1 | tail -n 40 || status=1
 fi
 mkdir -p "$out"
 tar czf "$out/profile.tgz" -C "$(dirname "$work")" --exclude='*.ncu-rep' --exclude='sm90_selftest' \
-  --exclude='work/stage0/stage0' --exclude='sass.txt' "$(basename "$work")"
+  --exclude='work/stage0/stage0' --exclude='*sass.txt' "$(basename "$work")"
 tar czf "$out/reports.tgz" -C "$(dirname "$work")" $(cd "$(dirname "$work")" && ls "$(basename "$work")"/*.ncu-rep 2>/dev/null)
 [ "$(stat -c %s "$out/reports.tgz")" -gt 15000000 ] && rm -f "$out/reports.tgz" && echo "reports.tgz too large: left out"
 ls -la "$out"

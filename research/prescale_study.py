@@ -7,11 +7,11 @@ heads-major kernel's arithmetic against float64 on the dequantized values (no GP
   candidate, U = p 2^(E_c - F) in fp16), with the factor s_t 2^-E_c applied in fp16
   (a half2 multiply after the exact conversion) or in fp32 (rounded once).
 
-    python scripts/prescale_study.py
+    python research/prescale_study.py
 
 Prints the worst per-token relative L2 error of `out` (bf16) over seeds, per score
 temperature, for tile scales within x0.5-2 of each other and up to 2^+-12 apart.
-Findings in docs/cuda_sm90.md ("Where 33-128 heads stand").
+Findings in research/notebook.md ("Where 33-128 heads stand").
 """
 
 from __future__ import annotations

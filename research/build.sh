@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Build the lab's sm_90a programs against the product's headers (-I ffi), with the lab's
+# own ptxas gates: no spills, no wgmma serialization advisory (C75xx), setmaxnreg honoured.
+# Nothing here is part of the package, the wheel or the native build.
+#
+# Usage: research/build.sh OUTDIR [selftest] [stage0]   (default: both)
+#   OUTDIR/sm90_selftest  research/sm90/selftest.cu (the product's kernels + the lab's)
+#   OUTDIR/stage0         research/sm90/stage0.cu   (microbenchmarks, no project headers)
+#   OUTDIR/<program>.ptxas.log, OUTDIR/<program>.sass.txt (when cuobjdump is found)
+# NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc);
+# CUOBJDUMP the disassembler (default: on PATH, else beside nvcc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: research/build.sh OUTDIR [selftest] [stage0]}
+shift
+programs=("$@")
+[ ${#programs[@]} -eq 0 ] && programs=(selftest stage0)
+mkdir -p "$out"
+nvcc=${NVCC:-nvcc}
+command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
+objdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
+[ -z "$objdump" ] && [ -x "$(dirname "$nvcc")/cuobjdump" ] && objdump="$(dirname "$nvcc")/cuobjdump"
+
+status=0
+for program in "${programs[@]}"; do
+  case "$program" in
+    selftest) source=research/sm90/selftest.cu binary="$out/sm90_selftest" ;;
+    stage0) source=research/sm90/stage0.cu binary="$out/stage0" ;;
+    *) echo "unknown program: $program (selftest, stage0)"; exit 2 ;;
+  esac
+  log="$out/$program.ptxas.log"
+  start=$(date +%s)
+  "$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo \
+    -Xptxas -v -I ffi -I research/sm90 "$source" -o "$binary" 2>"$log" || {
+    echo "FAIL: $program does not compile (see $log)"; tail -20 "$log"; exit 1; }
+  echo "build $program: $(($(date +%s) - start)) s, $(grep -c 'Compiling entry' "$log") kernels"
+  if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$log" >/dev/null; then
+    echo "FAIL: ptxas reports spills in $program (see $log)"
+    grep -B2 -E "[1-9][0-9]* bytes spill" "$log" | grep -E "Compiling entry|spill" | head -10
+    status=1
+  fi
+  # (stage0's M5 probe issues single wgmmas whose registers ptxas fences itself, C7519)
+  if [ "$program" = selftest ]; then
+    if grep -E "\(C75[0-9][0-9]\)" "$log" >/dev/null; then
+      echo "FAIL: ptxas serialized warpgroup MMAs in $program (C75xx, see $log)"
+      grep -E "\(C75[0-9][0-9]\)" "$log" | head -5
+      status=1
+    fi
+    if grep -E "C7508|setmaxnreg" "$log" >/dev/null; then
+      echo "FAIL: ptxas ignored setmaxnreg in $program"
+      grep -E "C7508|setmaxnreg" "$log" | head -3
+      status=1
+    fi
+  fi
+  if [ -n "$objdump" ]; then
+    "$objdump" -sass "$binary" >"$out/$program.sass.txt" 2>/dev/null || true
+    echo "SASS $program: $(grep -cE 'HMMA|HGMMA' "$out/$program.sass.txt" || true) HMMA/HGMMA," \
+      "$(grep -c 'F2FP.F16.E4M3' "$out/$program.sass.txt" || true) F2FP.F16.E4M3," \
+      "$(grep -c UBLKCP "$out/$program.sass.txt" || true) UBLKCP, $(grep -cE 'LDL|STL' "$out/$program.sass.txt" || true) LDL/STL"
+  fi
+done
+exit $status
