@@ -14,6 +14,7 @@ import os
 import platform
 import signal
 import sys
+from typing import Any
 
 from . import __version__, dispatch
 from . import device as device_mod
@@ -142,7 +143,7 @@ def _info(args) -> int:
     import jax
 
     here = device_mod.current()
-    record = {
+    record: dict[str, Any] = {
         "versions": _versions(),
         "device": {
             "platform": here.platform,

@@ -61,8 +61,14 @@ def test_cli_capacity_table_and_errors():
     assert bad.returncode == 2 and "memory: expected a size" in bad.stderr
 
 
-def test_cli_info_lists_implementations():
-    done = run_cli("info")
+@pytest.fixture(scope="module")
+def info_text():
+    """``python -m jax_glm_nope info``, run once for the tests that read it."""
+    return run_cli("info")
+
+
+def test_cli_info_lists_implementations(info_text):
+    done = info_text
     assert done.returncode == 0, done.stderr
     assert "jax " in done.stdout
     lines = [line.split() for line in done.stdout.splitlines()]
@@ -123,8 +129,8 @@ def test_cli_info_json_reports_the_device_implementations_and_native_parts():
         assert pallas["name"] == "pallas" and not pallas["serves"] and "interpret=True" in pallas["reason"]
 
 
-def test_cli_info_text_names_nvcc_flashinfer_and_the_library():
-    done = run_cli("info")
+def test_cli_info_text_names_nvcc_flashinfer_and_the_library(info_text):
+    done = info_text
     assert done.returncode == 0, done.stderr
     labels = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
     for label in ("device", "nvcc", "flashinfer", "library"):
