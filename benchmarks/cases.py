@@ -128,7 +128,7 @@ def _hopper(holes: bool) -> list[Case]:
     """Both Hopper issues' matrix (1-128 heads): b in 1, 8, 32, 128 x H in 8, 16, 24, 32,
     64, 128 at K=2048, or at K=2176 with holes plus prefill T=4096 x H in 16, 32, 64, 128.
     With cuda, flashmla and pallas one half takes a device call of about 8 minutes
-    (docs/logs/h200_run15 ran 39 of these 52 cases in 230 s of starts)."""
+    (research/results/h200_run15 ran 39 of these 52 cases in 230 s of starts)."""
     k = 2176 if holes else 2048
     cases = [Case("decode", b, h, k, holes) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32, 64, 128)]
     if holes:
