@@ -12,8 +12,9 @@ from .cache import (
 )
 from .candidates import mask_holes, pad_candidates, to_slots
 from .device import Device, lowering_for
+from .dispatch import export_disabled_checks
 from .layout import COMPACT, PADDED, RowFormat, row_format
-from .native.targets import export_disabled_checks, register_ffi_targets
+from .native.targets import register_ffi_targets
 from .planner import capacity
 
 __version__ = "0.2.0.dev0"

@@ -1,6 +1,7 @@
-"""The public API: normalise arguments, validate at the boundary, dispatch.
+"""The public API: validate at the boundary, normalise arguments, dispatch.
 
-No implementation is named here: :mod:`.dispatch` holds the tables.
+No implementation is named here: one call into :mod:`.dispatch` (its tables choose,
+then run the choice) per operation.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import jax.numpy as jnp
 from . import dispatch, quant, validate
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
-from .layout import HEAD_DIM, RowFormat
+from .layout import RowFormat
 
 
 def sparse_mla(
@@ -55,16 +56,13 @@ def sparse_mla(
     if topk_lens is not None:
         validate.check_topk_lens(topk_lens, num_tokens)
     shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
-    _, impl = dispatch.choose("sparse_mla", implementation, shapes, options)
-    if num_tokens == 0:  # nothing to launch, whichever implementation serves
-        return jnp.zeros((0, num_heads, HEAD_DIM), jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
     pool = jnp.reshape(jnp.asarray(pool), (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
     if topk_lens is None:
         topk_lens = jnp.full((num_tokens,), num_candidates, jnp.int32)
     else:
         topk_lens = jnp.clip(jnp.asarray(topk_lens), 0, num_candidates)
     args = (jnp.asarray(q), pool, jnp.asarray(indices), topk_lens)
-    return dispatch.run("sparse_mla", implementation, impl, args, sm_scale=sm_scale, **options)
+    return dispatch.call("sparse_mla", implementation, shapes, args, options, sm_scale=sm_scale)
 
 
 def quantize(latent: jax.Array, fmt: RowFormat | int = RowFormat.COMPACT) -> jax.Array:
@@ -97,6 +95,7 @@ def write_kv(
     slots: jax.Array,
     *,
     implementation: WriteKvImplementation | None = None,
+    **options,
 ) -> jax.Array:
     """Quantize ``latent [T, 512]`` and store row ``t`` at slot ``slots[t]``.
 
@@ -105,15 +104,13 @@ def write_kv(
     When several rows name one slot, the last of them is stored, whole.
     ``implementation``: ``"cuda"`` (our CUDA kernel, NVIDIA GPUs), ``"xla"`` (a scatter)
     or ``None`` (``"cuda"`` on an NVIDIA GPU when the native library is already built).
+    ``**options``: the named implementation's options (none today).
     """
     num_slots, fmt = validate.check_pool(pool)
     num_tokens = validate.check_latent(latent)
     validate.check_slots(slots, num_tokens)
     shapes = Shapes(num_tokens, 0, 0, fmt.bytes_per_token, num_slots)
-    _, impl = dispatch.choose("write_kv", implementation, shapes, {})
     pool = jnp.asarray(pool)
     pool2d = jnp.reshape(pool, (num_slots, fmt.bytes_per_token))
-    if num_tokens == 0:
-        return pool
-    pool2d = dispatch.run("write_kv", implementation, impl, (pool2d, jnp.asarray(latent), jnp.asarray(slots)))
-    return jnp.reshape(pool2d, pool.shape)
+    args = (pool2d, jnp.asarray(latent), jnp.asarray(slots))
+    return jnp.reshape(dispatch.call("write_kv", implementation, shapes, args, options), pool.shape)

@@ -4,29 +4,96 @@ JAX names an NVIDIA GPU's platform ``"gpu"`` (``jax.default_backend()``) in some
 places and ``"cuda"`` in others (``jax.devices("cuda")``, lowering platforms); AMD's
 is ``"rocm"``. Every implementation's device predicate receives a :class:`Device`
 with the platform normalised (``"cuda"`` for NVIDIA), the device kind, the compute
-capability and the SM count, built once per process and backend.
+capability and the SM count, built once per process and backend, or given by the
+caller to :func:`lowering_for`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
 import functools
+import operator
 
 import jax
+
+# What a record without an SM count (``sm_count=None``) is sized for: the H200's SMs, the
+# GPU every split rule was measured on. The SM count decides how a call is split across
+# the GPU (its speed), never its result's accuracy.
+DEFAULT_SM_COUNT = 132
+
+
+def _index(value, name: str) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected an int, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}") from None
 
 
 @dataclasses.dataclass(frozen=True)
 class Device:
+    """A device the dispatch table chooses for: this process's own (:func:`local`), or
+    one named to :func:`lowering_for`, e.g. ``Device("cuda", "NVIDIA H200", (9, 0), 132)``.
+
+    ``platform`` is jax's lowering platform (``"cuda"``, ``"rocm"``, ``"cpu"``, ``"tpu"``);
+    ``"gpu"``, jax's backend name for CUDA and ROCm alike, is read as ``"cuda"`` when the
+    record has a compute capability (a CUDA notion) and refused otherwise.
+    ``compute_capability`` is ``(major, minor)`` ints, for CUDA only; ``sm_count`` a
+    positive int or None (then splits are sized for :data:`DEFAULT_SM_COUNT` SMs).
+    """
+
     platform: str  # "cpu", "cuda", "rocm", "tpu", ...
     kind: str  # e.g. "NVIDIA H200", "cpu"
     compute_capability: tuple[int, int] | None = None  # CUDA only
     sm_count: int | None = None
 
+    def __post_init__(self):
+        if not isinstance(self.platform, str) or not self.platform.strip():
+            raise TypeError(f"platform: expected a platform name such as 'cuda', got {self.platform!r}")
+        if not isinstance(self.kind, str):
+            raise TypeError(f"kind: expected a str such as 'NVIDIA H200', got {type(self.kind).__name__}")
+        capability = self.compute_capability
+        if capability is not None:
+            if isinstance(capability, str) or not hasattr(capability, "__len__") or len(capability) != 2:
+                raise TypeError(
+                    f"compute_capability: expected None or a (major, minor) tuple of ints such as "
+                    f"(9, 0), got {capability!r}"
+                )
+            capability = tuple(_index(part, "compute_capability") for part in capability)
+            if min(capability) < 0:
+                raise ValueError(f"compute_capability: expected non-negative ints, got {capability}")
+        platform = self.platform.strip().lower()
+        if platform == "gpu":  # jax's backend name for CUDA and ROCm alike
+            if capability is None:
+                raise ValueError(
+                    f"platform: 'gpu' names CUDA and ROCm alike (jax's backend name); write "
+                    f"'cuda' or 'rocm' for {self.kind!r}"
+                )
+            platform = "cuda"
+        if capability is not None and platform != "cuda":
+            raise ValueError(
+                f"compute_capability: a CUDA notion, but platform is {platform!r}; got {capability}"
+            )
+        sm_count = self.sm_count
+        if sm_count is not None:
+            sm_count = _index(sm_count, "sm_count")
+            if sm_count < 1:
+                raise ValueError(f"sm_count: expected a positive int or None, got {sm_count}")
+        object.__setattr__(self, "platform", platform)
+        object.__setattr__(self, "compute_capability", capability)
+        object.__setattr__(self, "sm_count", sm_count)
+
     @property
     def is_cuda(self) -> bool:
         return self.platform == "cuda"
+
+    @property
+    def split_sm_count(self) -> int:
+        """The SM count the kernels size their splits for: ``sm_count``, or
+        :data:`DEFAULT_SM_COUNT` for a record without one."""
+        return self.sm_count or DEFAULT_SM_COUNT
 
     def describe(self) -> str:
         """``"NVIDIA H200, compute capability 9.0"`` (what errors name)."""
@@ -57,11 +124,12 @@ def normalise_platform(device) -> str:
 
 def from_jax_device(device) -> Device:
     """The record of one ``jax.Device``."""
+    platform = normalise_platform(device)
     sm_count = getattr(device, "core_count", None)
     return Device(
-        platform=normalise_platform(device),
+        platform=platform,
         kind=str(getattr(device, "device_kind", device.platform)),
-        compute_capability=_capability(device),
+        compute_capability=_capability(device) if platform == "cuda" else None,
         sm_count=int(sm_count) if sm_count else None,
     )
 
@@ -71,7 +139,10 @@ def _default_device(backend: str) -> Device:
     return from_jax_device(jax.devices(backend)[0])
 
 
-_LOWERING_FOR: contextvars.ContextVar[Device | None] = contextvars.ContextVar("lowering_for", default=None)
+# Part of jax's trace, lowering and compilation cache keys (``jax.make_user_context``): a
+# function jitted once is traced again when it runs or is exported under another record,
+# so each artifact holds what its record's dispatch picks, whatever was traced before.
+_LOWERING_FOR = jax.make_user_context(None)
 
 
 def local() -> Device:
@@ -79,20 +150,20 @@ def local() -> Device:
     return _default_device(jax.default_backend())
 
 
+def lowering_target() -> Device | None:
+    """The device :func:`lowering_for` names, or None outside that context."""
+    return _LOWERING_FOR.value
+
+
 def current() -> Device:
     """The device the dispatch table chooses for: :func:`lowering_for`'s inside that
     context, else :func:`local` (what an un-pinned jit runs on)."""
-    return _LOWERING_FOR.get() or local()
-
-
-def lowering_target() -> Device | None:
-    """The device :func:`lowering_for` names, or None outside that context."""
-    return _LOWERING_FOR.get()
+    return lowering_target() or local()
 
 
 def is_local(device: Device) -> bool:
     """Whether ``device`` is this process's own (its native library must then load)."""
-    return _LOWERING_FOR.get() is None or device == local()
+    return lowering_target() is None or device == local()
 
 
 @contextlib.contextmanager
@@ -105,16 +176,15 @@ def lowering_for(device: Device):
             exported = jax.export.export(jax.jit(step), platforms=("cuda",),
                                          disabled_checks=jgn.export_disabled_checks())(*args)
 
-    Inside, ``implementation=None`` picks what the dispatch table picks on that device for
-    the CUDA platform and the plain-jnp implementation for the CPU platform (one artifact
-    may carry both: ``platforms=("cpu", "cuda")``), and the custom calls are lowered
-    without loading the native library here (the machine that runs the artifact builds
-    or loads it).
+    Inside, ``implementation=None`` lowers what the dispatch table picks on that device
+    for the device's platform, the plain-jnp implementation for the CPU platform (one
+    artifact may carry both: ``platforms=("cpu", "cuda")``), and a lowering error for any
+    other platform, or for a GPU the table has no kernel for. The record is part of jax's
+    cache keys: a function traced before, on this host or under another record, is traced
+    again. The custom calls are lowered without loading the native library here (the
+    machine that runs the artifact builds or loads it).
     """
     if not isinstance(device, Device):
-        raise TypeError(f"device: expected a jax_glm_nope.device.Device, got {type(device).__name__}")
-    token = _LOWERING_FOR.set(device)
-    try:
+        raise TypeError(f"device: expected a jax_glm_nope.Device, got {type(device).__name__}")
+    with _LOWERING_FOR(device):
         yield device
-    finally:
-        _LOWERING_FOR.reset(token)

@@ -5,18 +5,23 @@ and shape predicate both accept the call. An implementation named explicitly tha
 cannot serve the call raises a ``ValueError`` naming the device and the reason;
 nothing falls back silently.
 
-====================  ======================================  =====
+====================  ======================================  ==========================
 sparse_mla            runs on                                 auto
-====================  ======================================  =====
+====================  ======================================  ==========================
 ``flashinfer``        SM120/SM121 (FlashInfer 0.7.4 headers)  yes
-``cuda``              Hopper, compute capability 9.0          from T >= 8 (measured faster than Pallas)
+``cuda``              Hopper, compute capability 9.0          from ``CUDA_MIN_TOKENS``
+                                                              tokens (measured faster
+                                                              than Pallas there)
 ``pallas``            NVIDIA GPUs, compute capability >= 8.9  yes
 ``reference``         everywhere (plain jnp)                  yes
-====================  ======================================  =====
+====================  ======================================  ==========================
 
 ``write_kv``: ``cuda`` (our KV-row kernel, any NVIDIA GPU; automatic only when the
 native library is already built, so a plain write never starts a compile), then
 ``xla`` (a scatter, everywhere).
+
+:func:`call` is the public API's one entry: it chooses, then runs the choice, lowered
+per platform where the choice was made for another device (:func:`run`).
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ import importlib
 from collections.abc import Callable
 from typing import Literal
 
-import jax
+import jax.numpy as jnp
 
 from . import device as device_mod
-from . import unresolved
+from . import per_platform, unresolved
 from .implementations import Shapes
+from .layout import HEAD_DIM
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +47,8 @@ class Entry:
     attribute: str | None = None  # a namespace inside the module, for write_kv's two
     auto: bool = True  # whether implementation=None may take it
     auto_if: Callable[[Shapes], bool] | None = None  # ... and for which shapes
+    # Serves every call but is no kernel: a GPU artifact carries it only when it is named.
+    fallback: bool = False
 
     def automatic(self, shapes: Shapes | None) -> bool:
         return self.auto and (self.auto_if is None or shapes is None or self.auto_if(shapes))
@@ -50,13 +58,13 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (docs/h200_results.md: runs 3, 4, 11, 15, 18, 26 and 27 of the benchmark,
-# same harness) our sm_90a kernels beat the Pallas kernel at every measured shape with
-# T >= 32 (decode b=32 and 128 and prefill T=4096: 2.0-4.7x at 8-32 heads, 1.9-2.6x at
-# 64-128, run 26), at T = 8 they are faster or level at every head count and K (0.98-1.73x,
-# run 27), at T = 4 faster at both measured head counts (16 and 64 heads with holes:
-# 1.17x, 1.35x; T = 5..7 lies between two measured wins); at T = 2 mixed (0.83x at 16
-# heads, 1.05x at 64) and at T = 1 mixed (0.75-1.19x), so T < 4 stays with Pallas.
+# On the H200 (docs/h200_results.md, the same harness for both) our sm_90a kernels beat
+# the Pallas kernel at every measured shape with T >= 32 (decode b=32 and 128, prefill
+# T=4096: 2.0-4.7x at 8-32 heads, 1.9-2.6x at 64-128), at T = 8 they are faster or level
+# at every head count and K (0.98-1.73x), at T = 4 faster at both measured head counts
+# (16 and 64 heads with holes: 1.17x, 1.35x; T = 5..7 lies between two measured wins); at
+# T = 2 mixed (0.83x at 16 heads, 1.05x at 64) and at T = 1 mixed (0.75-1.19x), so
+# smaller calls (decode of one to three tokens) stay with Pallas.
 CUDA_MIN_TOKENS = 4
 
 
@@ -68,11 +76,11 @@ SPARSE_MLA = (
     Entry("flashinfer", "jax_glm_nope.implementations.flashinfer"),
     Entry("cuda", "jax_glm_nope.implementations.cuda", auto_if=_cuda_is_faster),
     Entry("pallas", "jax_glm_nope.implementations.pallas"),
-    Entry("reference", "jax_glm_nope.implementations.reference"),
+    Entry("reference", "jax_glm_nope.implementations.reference", fallback=True),
 )
 WRITE_KV = (
     Entry("cuda", "jax_glm_nope.implementations.writes", "cuda"),
-    Entry("xla", "jax_glm_nope.implementations.writes", "xla"),
+    Entry("xla", "jax_glm_nope.implementations.writes", "xla"),  # XLA's scatter: the write off NVIDIA
 )
 TABLES = {"sparse_mla": SPARSE_MLA, "write_kv": WRITE_KV}
 # The names of the tables as types, for the public signatures (tests/test_typing.py
@@ -81,6 +89,15 @@ SparseMlaImplementation = Literal["flashinfer", "cuda", "pallas", "reference"]
 WriteKvImplementation = Literal["cuda", "xla"]
 # An automatic write never compiles the native library; an explicit one may.
 AUTO_OPTIONS = {"write_kv": {"allow_build": False}, "sparse_mla": {}}
+# Keywords of earlier releases: what each became, and since when.
+RENAMED = {
+    "backend": (
+        "implementation",
+        "0.2.0",
+        "backend='auto' is implementation=None; write_kv's backend='ffi' is implementation='cuda'",
+    )
+}
+_CPU = device_mod.Device("cpu", "cpu")
 
 
 def names(operation: str) -> tuple[str, ...]:
@@ -104,6 +121,12 @@ def _check_options(operation: str, name: str, impl, options: dict) -> None:
         )
 
 
+def _check_renamed(operation: str, options: dict) -> None:
+    for old in sorted(set(options) & set(RENAMED)):
+        new, release, note = RENAMED[old]
+        raise TypeError(f"{operation}(): {old}= was renamed {new}= in {release} ({note})")
+
+
 def unsupported(operation: str, name: str, device, shapes: Shapes | None, **options) -> str | None:
     """``None`` when implementation ``name`` can serve the call, else why not."""
     impl = _entry(operation, name).load()
@@ -115,6 +138,7 @@ def unsupported(operation: str, name: str, device, shapes: Shapes | None, **opti
 
 def choose(operation: str, requested: str | None, shapes: Shapes | None, options: dict, device=None):
     """``(name, implementation)`` serving the call, or raise naming the device and why."""
+    _check_renamed(operation, options)
     device = device or device_mod.current()
     if requested is None:
         if options:
@@ -149,19 +173,103 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     return requested, impl
 
 
-def run(operation: str, requested: str | None, impl, args: tuple, **kwargs):
-    """Call ``impl``'s operation on ``args``. An automatic choice is lowered per platform:
-    inside :func:`jax_glm_nope.lowering_for`, the chosen implementation for the GPU and the
-    table's last entry (plain jnp, runs everywhere) for the CPU, so one exported artifact
-    serves ``platforms=("cpu", "cuda")``; on a host without a GPU and no device record, the
-    CPU's choice for the CPU and a lowering error for any other platform
-    (:mod:`jax_glm_nope.unresolved`: a GPU artifact never carries the reference silently)."""
-    call = functools.partial(getattr(impl, operation), **kwargs)
-    everywhere = TABLES[operation][-1].load()
-    if requested is None and device_mod.lowering_target() is not None and impl is not everywhere:
-        shared = {k: v for k, v in kwargs.items() if k not in impl.OPTIONS}
-        fallback = functools.partial(getattr(everywhere, operation), **shared)
-        return jax.lax.platform_dependent(*args, cpu=fallback, default=call)
-    if requested is None and device_mod.lowering_target() is None and device_mod.local().platform == "cpu":
-        return unresolved.cpu_only(operation, call, args)
-    return call(*args)
+def _no_tokens(operation: str, args: tuple):
+    """What a call without tokens returns, whichever implementation serves: nothing to launch."""
+    if operation == "sparse_mla":
+        num_heads = args[0].shape[1]
+        return jnp.zeros((0, num_heads, HEAD_DIM), jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
+    return args[0]  # write_kv: the pool, unchanged
+
+
+def call(operation: str, requested: str | None, shapes: Shapes, args: tuple, options: dict, **kwargs):
+    """Choose the implementation for ``shapes`` (raising when the one named cannot serve)
+    and run ``operation`` on the validated, normalised ``args`` with it."""
+    name, impl = choose(operation, requested, shapes, options)
+    if shapes.num_tokens == 0:
+        return _no_tokens(operation, args)
+    return run(operation, requested, name, impl, shapes, args, **kwargs, **options)
+
+
+def run(operation: str, requested: str | None, name: str, impl, shapes: Shapes, args: tuple, **kwargs):
+    """Call ``impl``'s operation on ``args``, lowered per platform where that matters:
+
+    - inside :func:`jax_glm_nope.lowering_for`, the automatic choice is the record's for
+      the record's platform, the table's last entry (plain jnp) for the CPU, and a lowering
+      error for any other platform, or for the record's own when the table has no kernel
+      for it (a GPU artifact never carries the reference silently); a named kernel is
+      lowered for the record's platform only;
+    - on a host without a GPU and no record, the CPU's choice for the CPU and a lowering
+      error for any other platform (:mod:`jax_glm_nope.unresolved`);
+    - otherwise (this host's own device) the choice, as it is.
+    """
+    call_impl = functools.partial(getattr(impl, operation), **kwargs)
+    record = device_mod.lowering_target()
+    if record is not None:
+        return _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
+    if requested is None and device_mod.local().platform == "cpu":
+        return unresolved.cpu_only(operation, call_impl, args)
+    return call_impl(*args)
+
+
+def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs):
+    call_impl = functools.partial(getattr(impl, operation), **kwargs)
+    options = {key: value for key, value in kwargs.items() if key in impl.OPTIONS}
+    contexts = {}
+    if getattr(impl, "lowering_context", None) is not None:
+        contexts[record.platform] = functools.partial(impl.lowering_context, record)
+    lowered = (
+        f"{operation}(implementation={requested!r}) is being lowered for {{platform}} inside lowering_for"
+    )
+    if requested is not None:
+        if unsupported(operation, name, _CPU, None, **options) is None:
+            return call_impl(*args)  # it runs everywhere (plain jnp, the Pallas interpreter)
+        refusal = (
+            f"{lowered}({record.describe()}), but implementation={name!r} runs on "
+            f"{record.platform} only; an artifact that also serves other platforms takes "
+            "implementation=None"
+        )
+        return per_platform.call(
+            args, {record.platform: call_impl}, refusal, differentiate=record.platform, contexts=contexts
+        )
+    everywhere = TABLES[operation][-1]
+    shared = {key: value for key, value in kwargs.items() if key not in impl.OPTIONS}
+    branches = {"cpu": functools.partial(getattr(everywhere.load(), operation), **shared)}
+    if record.platform == "cpu":
+        refusal = f"{lowered}({record.describe()}), a CPU: name the GPU the artifact is for"
+    elif _entry(operation, name).fallback:
+        reasons = "; ".join(
+            f"{entry.name}: {unsupported(operation, entry.name, record, shapes, **AUTO_OPTIONS[operation])}"
+            for entry in TABLES[operation]
+            if not entry.fallback and entry.automatic(shapes)
+        )
+        refusal = (
+            f"{lowered}({record.describe()}), and no kernel serves that device ({reasons}): a GPU "
+            f"artifact does not carry the plain-jnp {name} silently; pass implementation={name!r} to "
+            "embed it"
+        )
+    else:
+        branches[record.platform] = call_impl
+        refusal = (
+            f"{lowered}({record.describe()}), a {record.platform} device: export for "
+            f"platforms=('{record.platform}',) or ('cpu', '{record.platform}')"
+        )
+    differentiate = record.platform if record.platform in branches else "cpu"
+    return per_platform.call(args, branches, refusal, differentiate=differentiate, contexts=contexts)
+
+
+def export_disabled_checks() -> list:
+    """The ``jax.export.DisabledSafetyCheck`` list that exporting this package's calls
+    needs: every custom call an implementation of the tables lowers to (this package's XLA
+    FFI targets, the Pallas kernel's Triton call), none of which is among jax's custom
+    calls with a compatibility guarantee."""
+    from jax import export
+
+    targets = sorted(
+        {
+            target
+            for table in TABLES.values()
+            for entry in table
+            for target in getattr(entry.load(), "CUSTOM_CALL_TARGETS", ())
+        }
+    )
+    return [export.DisabledSafetyCheck.custom_call(target) for target in targets]

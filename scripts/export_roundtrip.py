@@ -1,16 +1,24 @@
-"""An exported artifact, made on one machine and run on another.
+"""Exported artifacts, made on one machine and run on another.
 
-    python scripts/export_roundtrip.py write artifacts/         # any host, e.g. a CPU machine
-    python scripts/export_roundtrip.py run artifacts/           # the GPU machine
+    JAX_PLATFORMS=cpu python scripts/export_roundtrip.py write artifacts/   # any host, JAX on the CPU
+    python scripts/export_roundtrip.py run artifacts/                      # the GPU machine
 
-``write`` exports ``jax_glm_nope.sparse_mla`` (``implementation=None``, T = 64 decode
-tokens, 16 heads, K = 2176 GLM candidate rows with holes) for an H200 with
-``lowering_for`` and for both platforms (``platforms=("cpu", "cuda")``), serialises it
-and saves the inputs' seed beside it. ``run`` deserialises it, checks which custom call
-it carries, registers this package's FFI targets (``jax_glm_nope.register_ffi_targets``,
-on a GPU), runs it on this machine's default device and compares out and lse with the
-float64 reference (SPEC section 3 bounds, on tame and wide-range rows). Exit 0 only when
-both cases pass.
+``write`` exports ``jax_glm_nope.sparse_mla`` (``implementation=None``, K = 2176 GLM
+candidate rows with holes) for an H200 with ``lowering_for`` and for both platforms
+(``platforms=("cpu", "cuda")``), once per case, each at a shape where the dispatch table
+picks a different kernel:
+
+- ``sm90``: 64 decode tokens, 16 heads: our sm_90a kernel (T at or above the table's
+  ``cuda`` threshold);
+- ``pallas``: 2 tokens, 16 heads (decode below the threshold): the Pallas kernel, as
+  jax's Triton custom call;
+- ``pallas_single``: 1 token, 64 heads (single-request decode at data-parallel heads).
+
+It checks each artifact carries its kernel's custom call and nothing else, and saves it
+with its shapes. ``run`` deserialises them, registers this package's FFI targets
+(``jax_glm_nope.register_ffi_targets``, on a GPU), runs each on this machine's default
+device and compares out and lse with the float64 reference (the accuracy bounds of
+docs/semantics.md, on tame and wide-range rows). Exit 0 only when every case passes.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 import jax
@@ -26,17 +35,27 @@ import numpy as np
 from jax import export
 
 import jax_glm_nope as jgn
-from jax_glm_nope import testing
+from jax_glm_nope import dispatch, testing
+from jax_glm_nope.implementations import pallas
 from jax_glm_nope.native import targets
 
 H200 = jgn.Device("cuda", "NVIDIA H200", (9, 0), 132)
-TOKENS, HEADS, SLOTS = 64, 16, 40000
+SLOTS, CANDIDATES = 40000, 2176
 SM_SCALE = 1 / 16
+TRITON = pallas.CUSTOM_CALL_TARGETS[0]
+# name -> (tokens, heads, the one custom call the artifact must carry)
+CASES = {
+    "sm90": (64, 16, targets.SM90_SPARSE_MLA),
+    "pallas": (dispatch.CUDA_MIN_TOKENS // 2, 16, TRITON),
+    "pallas_single": (1, 64, TRITON),
+}
 
 
-def _case(wide: bool, seed: int) -> testing.Case:
+def _case(name: str, wide: bool) -> testing.Case:
+    tokens, heads, _ = CASES[name]
+    seed = 2 * list(CASES).index(name) + int(wide)
     return testing.make_case(
-        seed, TOKENS, HEADS, 2176, num_slots=SLOTS, wide=wide, with_lens=True, sm_scale=SM_SCALE
+        seed, tokens, heads, CANDIDATES, num_slots=SLOTS, wide=wide, with_lens=True, sm_scale=SM_SCALE
     )
 
 
@@ -44,58 +63,73 @@ def _attend(q, pool, indices, topk_lens):
     return jgn.sparse_mla(q, pool, indices, SM_SCALE, topk_lens)
 
 
+def custom_calls(exported) -> list[str]:
+    return sorted(set(re.findall(r"stablehlo\.custom_call @([\w$.]+)\(", exported.mlir_module())))
+
+
 def write(folder: pathlib.Path) -> int:
     folder.mkdir(parents=True, exist_ok=True)
-    case = _case(False, 0)
-    avals = [
-        jax.ShapeDtypeStruct(case.q.shape, jnp.bfloat16),
-        jax.ShapeDtypeStruct(case.pool.shape, jnp.uint8),
-        jax.ShapeDtypeStruct(case.indices.shape, jnp.int32),
-        jax.ShapeDtypeStruct(case.topk_lens.shape, jnp.int32),
-    ]
-    with jgn.lowering_for(H200):
-        exported = export.export(
-            jax.jit(_attend), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks()
-        )(*avals)
-    (folder / "sparse_mla.jax_exported").write_bytes(exported.serialize())
-    meta = {
-        "tokens": TOKENS,
-        "heads": HEADS,
-        "slots": SLOTS,
-        "sm_scale": SM_SCALE,
-        "platforms": list(exported.platforms),
-        "for": H200.describe(),
-        "carries_sm90": targets.SM90_SPARSE_MLA in exported.mlir_module(),
-    }
+    print(f"jax {jax.__version__} on {jax.devices()[0].platform}; exporting for {H200.describe()}")
+    meta, failures = {}, 0
+    for name, (tokens, heads, target) in CASES.items():
+        case = _case(name, False)
+        avals = [
+            jax.ShapeDtypeStruct(case.q.shape, jnp.bfloat16),
+            jax.ShapeDtypeStruct(case.pool.shape, jnp.uint8),
+            jax.ShapeDtypeStruct(case.indices.shape, jnp.int32),
+            jax.ShapeDtypeStruct(case.topk_lens.shape, jnp.int32),
+        ]
+        with jgn.lowering_for(H200):
+            exported = export.export(
+                jax.jit(_attend), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks()
+            )(*avals)
+        (folder / f"{name}.jax_exported").write_bytes(exported.serialize())
+        calls = custom_calls(exported)
+        ok = calls == [target]
+        failures += not ok
+        meta[name] = {
+            "tokens": tokens,
+            "heads": heads,
+            "slots": SLOTS,
+            "sm_scale": SM_SCALE,
+            "platforms": list(exported.platforms),
+            "for": H200.describe(),
+            "custom_calls": calls,
+            "expected": target,
+        }
+        print(f"{name}: T={tokens} H={heads} -> {calls} ({'ok' if ok else 'WRONG, expected ' + target})")
     (folder / "meta.json").write_text(json.dumps(meta, indent=1))
-    print(f"wrote {folder / 'sparse_mla.jax_exported'}: {meta}")
-    return 0 if meta["carries_sm90"] else 1
+    print(f"wrote {len(meta)} artifacts to {folder}")
+    return 1 if failures else 0
 
 
 def run(folder: pathlib.Path) -> int:
     if jax.default_backend() == "gpu":
-        jgn.register_ffi_targets()  # the artifact's custom calls need this process's library
-    exported = export.deserialize(bytearray((folder / "sparse_mla.jax_exported").read_bytes()))
-    print(f"artifact for {exported.platforms}; running on {jax.devices()[0]}")
+        jgn.register_ffi_targets()  # the artifacts' custom calls need this process's library
+    meta = json.loads((folder / "meta.json").read_text())
+    print(f"jax {jax.__version__}; running on {jax.devices()[0]}")
     failures = 0
-    for wide in (False, True):
-        case = _case(wide, 1 if wide else 0)
-        args = (
-            jnp.asarray(case.q, jnp.bfloat16),
-            jnp.asarray(case.pool),
-            jnp.asarray(case.indices),
-            jnp.asarray(case.topk_lens),
-        )
-        out, lse = exported.call(*args)
-        label = "wide-range" if wide else "tame"
-        try:
-            worst = testing.assert_spec3(
-                np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=label
+    for name in meta:
+        exported = export.deserialize(bytearray((folder / f"{name}.jax_exported").read_bytes()))
+        print(f"{name}: artifact for {exported.platforms}, custom calls {custom_calls(exported)}")
+        for wide in (False, True):
+            case = _case(name, wide)
+            args = (
+                jnp.asarray(case.q, jnp.bfloat16),
+                jnp.asarray(case.pool),
+                jnp.asarray(case.indices),
+                jnp.asarray(case.topk_lens),
             )
-            print(f"{label}: ok, worst out error {worst[0]:.2e}, lse error {worst[1]:.2e}")
-        except AssertionError as err:
-            failures += 1
-            print(f"{label}: FAILED: {err}")
+            label = f"{name} {'wide-range' if wide else 'tame'}"
+            try:
+                out, lse = exported.call(*args)
+                worst = testing.assert_spec3(
+                    np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=label
+                )
+                print(f"{label}: ok, worst out error {worst[0]:.2e}, lse error {worst[1]:.2e}")
+            except Exception as err:  # a failed case is reported, the others still run
+                failures += 1
+                print(f"{label}: FAILED: {type(err).__name__}: {err}")
     print("export round trip:", "passed" if not failures else f"FAILED ({failures})")
     return 1 if failures else 0
 

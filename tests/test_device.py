@@ -56,3 +56,73 @@ def test_explicit_request_names_device_and_capability():
     record = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
     with pytest.raises(ValueError, match=r"NVIDIA H200, compute capability 9.0: FlashInfer's GLM53_NOPE"):
         dispatch.choose("sparse_mla", "flashinfer", Shapes(1, 8, 64, 528, 10), {}, device=record)
+
+
+# ---------------------------------------------------------------- records given by the caller
+
+
+def test_a_gpu_record_is_normalised_like_a_jax_device():
+    """jax's own name for the platform: a record with a compute capability is CUDA, and its
+    export carries the H200's kernel, never the reference (the predicates read "cuda")."""
+    import jax
+    import jax.numpy as jnp
+    from jax import export
+
+    import jax_glm_nope as jgn
+
+    record = jgn.Device("gpu", "NVIDIA H200", (9, 0), 132)
+    assert record == jgn.Device("cuda", "NVIDIA H200", (9, 0), 132) and record.is_cuda
+    args = (
+        jax.ShapeDtypeStruct((8, 16, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, 528), jnp.uint8),
+        jax.ShapeDtypeStruct((8, 2176), jnp.int32),
+    )
+    with jgn.lowering_for(record):
+        exported = export.export(
+            jax.jit(lambda q, pool, idx: jgn.sparse_mla(q, pool, idx, 1 / 16)),
+            platforms=("cuda",),
+            disabled_checks=jgn.export_disabled_checks(),
+        )(*args)
+    assert "custom_call @jax_glm_nope_sm90_sparse_mla" in exported.mlir_module()
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "pattern"),
+    [
+        (("gpu", "AMD Instinct MI300X"), ValueError, "platform: 'gpu' names CUDA and ROCm alike"),
+        (("", "NVIDIA H200"), TypeError, "platform: expected a platform name"),
+        ((None, "NVIDIA H200"), TypeError, "platform: expected a platform name"),
+        (("cuda", 9), TypeError, "kind: expected a str"),
+        (
+            ("cuda", "NVIDIA H200", "9.0"),
+            TypeError,
+            r"compute_capability: expected None or a \(major, minor\)",
+        ),
+        (("cuda", "NVIDIA H200", (9,)), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", (9, 0, 0)), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", (9.0, 0)), TypeError, "compute_capability: expected an int"),
+        (("cuda", "NVIDIA H200", (9, -1)), ValueError, "compute_capability: expected non-negative"),
+        (("rocm", "AMD Instinct MI300X", (9, 4)), ValueError, "compute_capability: a CUDA notion"),
+        (("cuda", "NVIDIA H200", (9, 0), 0), ValueError, "sm_count: expected a positive int or None"),
+        (("cuda", "NVIDIA H200", (9, 0), -132), ValueError, "sm_count: expected a positive int"),
+        (("cuda", "NVIDIA H200", (9, 0), 132.0), TypeError, "sm_count: expected an int"),
+        (("cuda", "NVIDIA H200", (9, 0), True), TypeError, "sm_count: expected an int"),
+    ],
+)
+def test_a_record_is_validated(fields, error, pattern):
+    with pytest.raises(error, match=pattern):
+        device.Device(*fields)
+
+
+def test_a_record_takes_numpy_ints_and_lists_as_python_ints():
+    import numpy as np
+
+    record = device.Device("CUDA", "NVIDIA H200", [np.int64(9), 0], np.int32(132))
+    assert record == device.Device("cuda", "NVIDIA H200", (9, 0), 132)
+    assert hash(record) == hash(device.Device("cuda", "NVIDIA H200", (9, 0), 132))
+    assert type(record.compute_capability[0]) is int and type(record.sm_count) is int
+
+
+def test_split_sm_count_is_the_records():
+    assert device.Device("cuda", "NVIDIA H20", (9, 0), 78).split_sm_count == 78
+    assert device.Device("cuda", "NVIDIA H200", (9, 0)).split_sm_count == device.DEFAULT_SM_COUNT

@@ -3,6 +3,8 @@ dispatch table choose for that device, and the artifact carries its custom calls
 
 from __future__ import annotations
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 from jax import export
 
 import jax_glm_nope as jgn
-from jax_glm_nope import device
+from jax_glm_nope import device, dispatch
 from jax_glm_nope.native import targets
 
 H200 = jgn.Device("cuda", "NVIDIA H200", (9, 0), 132)
@@ -155,3 +157,162 @@ def test_auto_on_the_cpu_is_the_reference_under_jit_vmap_and_grad():
     np.testing.assert_array_equal(np.asarray(grad.astype(jnp.float32)), np.asarray(want.astype(jnp.float32)))
     exported = export.export(jax.jit(attend), platforms=("cpu",))(q, idx)  # the CPU's own export
     assert "custom_call @jax_glm_nope" not in exported.mlir_module()  # the reference, no kernel
+
+
+# ---------------------------------------------------------------- one jitted function, several records
+
+B200 = jgn.Device("cuda", "NVIDIA B200", (10, 0), 148)
+L40S = jgn.Device("cuda", "NVIDIA L40S", (8, 9), 142)
+TRITON = "__gpu$xla.gpu.triton"
+
+
+def _kernels(exported) -> set[str]:
+    """The custom-call targets an artifact carries."""
+    return set(re.findall(r"stablehlo\.custom_call @([\w$.]+)\(", exported.mlir_module()))
+
+
+def _export(fn, args, platforms=("cuda",)):
+    return export.export(fn, platforms=platforms, disabled_checks=jgn.export_disabled_checks())(*args)
+
+
+def test_one_jitted_step_follows_the_record_in_force():
+    """One jitted step, run here on the CPU first (as anyone does), then exported for an
+    H200, an SM120 card, the H200 again and without a record: each export holds what its
+    record's dispatch picks, whatever was traced before (the record is part of jax's cache
+    keys), and the CPU runs still give the reference's bits."""
+    from jax_glm_nope import testing as jt
+
+    case = jt.make_case(3, 8, 16, 64, num_slots=256, with_lens=True)
+    args = tuple(jnp.asarray(x) for x in (case.q, case.pool, case.indices, case.topk_lens))
+    step = _attend()
+    before = step(*args)
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(step, args)) == {targets.SM90_SPARSE_MLA}
+    with jgn.lowering_for(RTX_PRO_6000):
+        assert _kernels(_export(step, args)) == {targets.FLASHINFER_DECODE}
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(step, args)) == {targets.SM90_SPARSE_MLA}
+    with pytest.raises(ValueError, match="lowering_for"):
+        _export(step, args)  # no record: refused again, never the last record's kernel
+    for a, b in zip(step(*args), before, strict=True):
+        np.testing.assert_array_equal(np.asarray(a.astype(jnp.float32)), np.asarray(b.astype(jnp.float32)))
+    reference = jgn.sparse_mla(*args[:3], 1 / 16, args[3], implementation="reference")
+    np.testing.assert_array_equal(np.asarray(before[1]), np.asarray(reference[1]))
+
+
+def test_one_jitted_write_follows_the_record_in_force():
+    write = jax.jit(jgn.write_kv)
+    args = (jnp.zeros((64, 528), jnp.uint8), jnp.ones((3, 512)), jnp.asarray([1, 5, 5], jnp.int32))
+    here = write(*args)
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(write, args)) == {targets.WRITE_KV}
+    with pytest.raises(ValueError, match="write_kv\\(implementation=None\\) is being lowered for cuda"):
+        _export(write, args)
+    np.testing.assert_array_equal(np.asarray(write(*args)), np.asarray(here))
+
+
+# ---------------------------------------------------------------- every implementation the table picks
+
+
+@pytest.mark.parametrize(
+    ("record", "tokens"),
+    [
+        (H200, 1),  # single-request decode on Hopper: below the cuda threshold
+        (H200, dispatch.CUDA_MIN_TOKENS - 1),
+        (L40S, 128),  # compute capability 8.9: Pallas at every T
+        (B200, 128),  # 10.0: likewise
+    ],
+    ids=["h200_T1", "h200_below_cuda", "l40s", "b200"],
+)
+def test_export_when_the_table_picks_pallas(record, tokens):
+    args = _args(tokens, 16)
+    with jgn.lowering_for(record):
+        exported = _export(_attend(), args)
+    assert _kernels(exported) == {TRITON}
+    again = export.deserialize(exported.serialize())
+    assert again.platforms == ("cuda",) and again.out_avals == exported.out_avals
+
+
+def test_the_cuda_threshold_is_the_dispatch_tables():
+    below, at = dispatch.CUDA_MIN_TOKENS - 1, dispatch.CUDA_MIN_TOKENS
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(_attend(), _args(below, 16))) == {TRITON}
+        assert _kernels(_export(_attend(), _args(at, 16))) == {targets.SM90_SPARSE_MLA}
+
+
+def test_pallas_artifact_for_cpu_and_cuda_runs_here_as_the_reference():
+    """``platforms=("cpu", "cuda")`` when the table picks Pallas (H200, T = 2): the Triton
+    call is lowered for CUDA only, the reference for the CPU, and the artifact runs here."""
+    from jax_glm_nope import testing as jt
+
+    case = jt.make_case(6, 2, 16, 300, wide=True, with_lens=True)
+    args = tuple(jnp.asarray(x) for x in (case.q, case.pool, case.indices, case.topk_lens))
+
+    def f(q, pool, indices, topk_lens):
+        return jgn.sparse_mla(q, pool, indices, case.sm_scale, topk_lens)
+
+    with jgn.lowering_for(H200):
+        exported = _export(jax.jit(f), args, platforms=("cpu", "cuda"))
+    assert _kernels(exported) == {TRITON}
+    out, lse = export.deserialize(exported.serialize()).call(*args)
+    jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
+    plain = jgn.sparse_mla(*args[:3], case.sm_scale, args[3], implementation="reference")
+    np.testing.assert_array_equal(np.asarray(lse), np.asarray(plain[1]))
+
+
+def test_the_triton_call_needs_the_disabled_checks():
+    with jgn.lowering_for(H200), pytest.raises(ValueError, match="custom calls whose targets have no"):
+        export.export(_attend(), platforms=("cuda",))(*_args(1, 16))
+
+
+@pytest.mark.parametrize(
+    ("tokens", "sm_count", "scratch"),
+    [
+        (16, 132, "16x12x16x512xf32"),  # cuda: one wave of the record's SMs
+        (16, 78, "16x9x16x512xf32"),
+        (2, 132, "34x2x16x512xf32"),  # Pallas: its split outputs
+        (2, 16, "12x2x16x512xf32"),
+    ],
+)
+def test_the_split_follows_the_records_sm_count(tokens, sm_count, scratch):
+    record = jgn.Device("cuda", "NVIDIA H200", (9, 0), sm_count)
+    with jgn.lowering_for(record):
+        text = _export(_attend(), _args(tokens, 16, 2176)[:3] + (_args(tokens, 16)[3],)).mlir_module()
+    assert f"tensor<{scratch}>" in text
+
+
+# ---------------------------------------------------------------- records that cannot be lowered for
+
+
+A100 = jgn.Device("cuda", "NVIDIA A100", (8, 0), 108)
+
+
+@pytest.mark.parametrize("platforms", [("cuda",), ("cpu", "cuda")])
+def test_a_gpu_without_a_kernel_never_gets_the_reference_silently(platforms):
+    with (
+        jgn.lowering_for(A100),
+        pytest.raises(ValueError, match=r"NVIDIA A100, compute capability 8\.0\), and no kernel serves"),
+    ):
+        _export(_attend(), _args(8, 16), platforms)
+    with jgn.lowering_for(A100):  # named, it is the caller's choice
+        assert _kernels(_export(_attend("reference"), _args(8, 16))) == set()
+
+
+def test_a_cpu_record_is_not_lowered_for_a_gpu():
+    with jgn.lowering_for(jgn.Device("cpu", "cpu")):
+        with pytest.raises(ValueError, match="being lowered for cuda inside lowering_for.*a CPU"):
+            _export(_attend(), _args(8, 16))
+        assert _kernels(_export(_attend(), _args(8, 16), ("cpu",))) == set()
+
+
+def test_the_records_platform_only():
+    with jgn.lowering_for(H200), pytest.raises(ValueError, match="lowered for rocm inside lowering_for"):
+        _export(_attend(), _args(8, 16), ("rocm",))
+
+
+def test_a_named_kernel_is_lowered_for_its_gpu_only():
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(_attend("cuda"), _args(2, 16))) == {targets.SM90_SPARSE_MLA}
+        with pytest.raises(ValueError, match="implementation='cuda' runs on cuda only"):
+            _export(_attend("cuda"), _args(2, 16), ("cpu", "cuda"))
+        assert _kernels(_export(_attend("pallas"), _args(8, 16))) == {TRITON}

@@ -10,8 +10,11 @@ Every implementation module answers the same three questions:
   or ``write_kv(pool, latent, slots)``, over arguments the public API has validated and
   normalised (2-D pool, int32 ``topk_lens`` in ``[0, K]``): nothing below re-validates.
 
-``OPTIONS`` names the keyword options it takes. :mod:`jax_glm_nope.dispatch` holds
-the table that orders them.
+``OPTIONS`` names the keyword options it takes; ``CUSTOM_CALL_TARGETS`` (optional) the
+custom calls it lowers to, which :func:`jax_glm_nope.export_disabled_checks` gathers; and
+``lowering_context(device)`` (optional) the context its lowering needs when the call is
+lowered for another machine's ``device`` (:func:`jax_glm_nope.lowering_for`).
+:mod:`jax_glm_nope.dispatch` holds the table that orders them.
 """
 
 from __future__ import annotations

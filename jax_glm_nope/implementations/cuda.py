@@ -2,14 +2,14 @@
 through the native library (1-128 heads; above 32, the heads-major kernel, one CTA per group of 64 heads).
 Design and measurements: docs/cuda_sm90.md.
 
-``implementation=None`` takes it on Hopper from T >= 4 at every head count, where it was
-measured faster than the Pallas kernel or level with it (``dispatch.CUDA_MIN_TOKENS``;
-runs 26-27: 1.9-4.7x from T = 32, 0.98-1.73x at T = 8, 1.17-1.35x at T = 4).
+``implementation=None`` takes it on Hopper at every head count from
+``dispatch.CUDA_MIN_TOKENS`` tokens, where it was measured faster than the Pallas kernel
+or level with it (the measurements are beside that constant).
 
 Option ``batch_invariant`` (default False): split the candidates by a rule of (H, K)
 only, so a token's bits do not depend on the other tokens of the call (decode, verify
 and prefill of one token agree bit for bit); it costs 20-30% at large T. The default
-sizes the split to fill the GPU once for this T.
+sizes the split to fill the GPU once for this T, from the device record's SM count.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..validate import check_bool
 from .batching import kernel_call
 
 OPTIONS = ("batch_invariant",)
+CUSTOM_CALL_TARGETS = (targets.SM90_SPARSE_MLA,)
 COMPUTE_CAPABILITY = (9, 0)
 MAX_HEADS = targets.SM90_MAX_HEADS  # 33-128 heads: the heads-major kernel over groups of 64 heads
 
@@ -43,7 +44,7 @@ def shapes_unsupported(shapes, **_) -> str | None:
 def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant: bool) -> int:
     if batch_invariant:
         return targets.sm90_num_splits(num_heads, num_candidates)
-    sm_count = device_mod.current().sm_count or 132
+    sm_count = device_mod.current().split_sm_count
     return targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
 
 

@@ -30,6 +30,7 @@ from ..native import targets
 from .batching import kernel_call
 
 OPTIONS = ()
+CUSTOM_CALL_TARGETS = (targets.FLASHINFER_DECODE, targets.FLASHINFER_PREFILL)
 COMPUTE_CAPABILITIES = ((12, 0), (12, 1))
 
 

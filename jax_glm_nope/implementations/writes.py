@@ -8,12 +8,13 @@ import jax.numpy as jnp
 from .. import device as device_mod
 from .. import layout, native, quant
 from ..candidates import last_writer_only, valid_slots
-from ..native import kv_rows
+from ..native import kv_rows, targets
 from .batching import with_varying_axes
 
 
 class cuda:  # noqa: N801 - a namespace named like the implementation
     OPTIONS = ()
+    CUSTOM_CALL_TARGETS = (targets.WRITE_KV,)
 
     @staticmethod
     def device_unsupported(device, *, allow_build: bool = True, **_) -> str | None:

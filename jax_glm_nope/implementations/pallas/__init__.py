@@ -1,9 +1,15 @@
 """The ``pallas`` implementation: a Pallas (Triton lowering) kernel for NVIDIA GPUs of
 compute capability 8.9 or newer; ``interpret=True`` runs the same kernel in the Pallas
 interpreter on any platform. Design and measurements: docs/pallas.md.
+
+The kernel lowers to jax's Triton custom call, which carries Triton IR: XLA compiles it
+for the GPU that runs it, so an artifact exported on a machine without that GPU
+(:func:`jax_glm_nope.lowering_for`) holds the same kernel (:func:`lowering_context`).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import jax
 
@@ -24,8 +30,12 @@ else:
     TRITON_MISSING = None
 
 if TRITON_MISSING is None:
+    from . import offsets
     from .ops import merge_splits, sparse_mla
+
+    LARGE_POOLS_UNSUPPORTED = offsets.UNSUPPORTED
 else:
+    LARGE_POOLS_UNSUPPORTED = TRITON_MISSING
 
     def sparse_mla(*args, **kwargs):  # dispatch never gets here: device_unsupported refuses first
         raise RuntimeError(TRITON_MISSING)
@@ -33,14 +43,42 @@ else:
     merge_splits = sparse_mla
 
 OPTIONS = ("interpret", "schedule")
+# jax's Triton custom call (``jax._src.pallas.triton.pallas_call_registration``), and the
+# FFI name jax is moving it to: neither is among jax's custom calls with a compatibility
+# guarantee, so exporting the kernel needs both in the disabled checks.
+CUSTOM_CALL_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi")
 MIN_COMPUTE_CAPABILITY = (8, 9)  # Triton converts float8_e4m3fn natively from SM89 (Ada, Hopper) on
-# Pallas-Triton computes element offsets in int32 unless an array exceeds 2^32 bytes, and
-# Triton sign-extends them: pools between 2 and 4 GiB would address wrong rows.
-INT32_OFFSET_POOLS = (2**31, 2**32)
 
 
-def device_unsupported(device, *, interpret: bool = False, **_) -> str | None:
+def check_schedule(schedule) -> Schedule | None:
+    """``schedule``: None or a :class:`Schedule` of positive ints and bools (a ``TypeError``
+    or ``ValueError`` naming the field otherwise)."""
+    if schedule is None:
+        return None
+    if not isinstance(schedule, Schedule):
+        raise TypeError(
+            "schedule: expected None or a jax_glm_nope.implementations.pallas.Schedule, got "
+            f"{type(schedule).__name__} {schedule!r}"
+        )
+    for field in dataclasses.fields(schedule):
+        value = getattr(schedule, field.name)
+        if field.type == "bool":
+            check_bool(value, f"schedule.{field.name}")
+        elif field.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(
+                    f"schedule.{field.name}: expected an int, got {type(value).__name__} {value!r}"
+                )
+            if value < 1:
+                raise ValueError(f"schedule.{field.name}: expected a positive int, got {value}")
+    return schedule
+
+
+def device_unsupported(
+    device, *, interpret: bool = False, schedule: Schedule | None = None, **_
+) -> str | None:
     interpret = check_bool(interpret, "interpret")
+    check_schedule(schedule)
     if TRITON_MISSING is not None:
         return TRITON_MISSING  # the interpreter runs the same kernel code, which needs the module
     if interpret:
@@ -55,22 +93,54 @@ def device_unsupported(device, *, interpret: bool = False, **_) -> str | None:
     return None
 
 
+# The Triton lowering of jax >= 0.11 reads the GPU it lowers for from the device kind of
+# the abstract mesh when this host has none, and knows kinds by name; the kind only
+# decides which fp8 conversions Triton may emit (native from 8.9). One known kind per
+# compute capability; others lower as an H200 (what jax 0.10 assumes without a GPU).
+TRITON_DEVICE_KINDS = {
+    (8, 9): "NVIDIA L40",
+    (9, 0): "NVIDIA H200",
+    (10, 0): "NVIDIA B200",
+    (10, 3): "NVIDIA B300",
+    (11, 0): "NVIDIA Thor",
+    (12, 0): "NVIDIA RTX PRO 6000",
+    (12, 1): "NVIDIA GB10",
+}
+
+
+def lowering_context(device):
+    """The context the kernel is lowered in for ``device`` (a record of
+    :func:`jax_glm_nope.lowering_for`): the abstract mesh in force with ``device`` as its
+    abstract device, so the Triton lowering needs no GPU on this host."""
+    kind = TRITON_DEVICE_KINDS.get(device.compute_capability, TRITON_DEVICE_KINDS[(9, 0)])
+    abstract_device = jax.sharding.AbstractDevice(
+        device_kind=kind, num_cores=device.sm_count, platform="cuda"
+    )
+    mesh = jax.sharding.get_abstract_mesh().update(abstract_device=abstract_device)
+    return jax.sharding.use_abstract_mesh(mesh)
+
+
 def shapes_unsupported(shapes, *, interpret: bool = False, **_) -> str | None:
-    if not interpret and INT32_OFFSET_POOLS[0] < shapes.pool_bytes <= INT32_OFFSET_POOLS[1]:
+    # Pools of 2-4 GiB get 64-bit offsets from offsets.py; should this jax's lowering not
+    # allow that, its int32 offsets would read rows past 2 GiB at wrong addresses.
+    if not interpret and LARGE_POOLS_UNSUPPORTED is not None and 2**31 < shapes.pool_bytes <= 2**32:
         return (
-            f"the Pallas kernel cannot address pools of 2-4 GiB (int32 offsets); this pool is "
-            f"{shapes.pool_bytes / 2**30:.2f} GiB"
+            f"the Pallas kernel cannot address pools of 2-4 GiB with this jax "
+            f"({LARGE_POOLS_UNSUPPORTED}); this pool is {shapes.pool_bytes / 2**30:.2f} GiB"
         )
     return None
 
 
 __all__ = [
+    "CUSTOM_CALL_TARGETS",
     "OPTIONS",
     "SUPPORTED_JAX",
     "TRITON_MISSING",
     "Schedule",
+    "check_schedule",
     "choose_schedule",
     "device_unsupported",
+    "lowering_context",
     "merge_splits",
     "shapes_unsupported",
     "sparse_mla",

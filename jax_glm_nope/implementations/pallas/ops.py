@@ -9,6 +9,7 @@ import functools
 
 import jax.numpy as jnp
 
+from ... import device as device_mod
 from ..batching import kernel_call
 from .kernel import attend_splits
 from .schedule import Schedule, choose_schedule
@@ -39,7 +40,8 @@ def merge_splits(out, lse):
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None):
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
-    sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates)
+    sm_count = device_mod.current().split_sm_count  # the record's GPU: this host's, or lowering_for's
+    sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates, sm_count)
     padded_heads = -(-num_heads // sched.block_h) * sched.block_h
     padded_candidates = sched.padded_candidates(num_candidates)
     if padded_heads != num_heads:

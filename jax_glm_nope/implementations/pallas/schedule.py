@@ -9,7 +9,7 @@ A schedule fixes the program grid of the kernel (``kernel.py``) and its Triton k
 - ``block_k``: candidates gathered per loop step (one ``[block_k, 528]`` tile of rows).
 - ``num_splits``: the candidate axis is cut into this many contiguous ranges, one
   program each, combined afterwards by an exact log-sum-exp merge. Decode batches
-  (T = 1..32) have too few (token, head-block) pairs to fill 132 SMs; splitting
+  (T = 1..32) have too few (token, head-block) pairs to fill the GPU's SMs; splitting
   raises the program count to ``GATHER_BOUND_WAVES`` or ``MATH_BOUND_WAVES``
   programs per SM.
 - ``num_warps``, ``num_stages``: Triton's; ``candidates_major``: which operand of the
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 
-NUM_SMS = 132  # H200 / H100 SXM; only sizes the split, correctness never depends on it
+from ...device import DEFAULT_SM_COUNT as NUM_SMS  # the H200's, where the table was measured
+
 SMALL_HEADS = 16  # tl.dot's smallest M (or N): 1..16 heads share one 16-row block
 MEDIUM_HEADS = 32
 LARGE_BLOCK_H = 64  # one Hopper warpgroup MMA is 64 rows
@@ -61,8 +62,11 @@ def head_block(num_heads: int) -> int:
     return LARGE_BLOCK_H
 
 
-def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Schedule:
-    """The schedule for ``q [T, H, 512]`` over ``indices [T, K]`` (the dispatch table).
+def choose_schedule(
+    num_tokens: int, num_heads: int, num_candidates: int, sm_count: int = NUM_SMS
+) -> Schedule:
+    """The schedule for ``q [T, H, 512]`` over ``indices [T, K]`` on a GPU of ``sm_count``
+    SMs (the dispatch table).
 
     | heads   | block_h | MMA rows   | warps | programs aimed at          | gather          |
     |---------|---------|------------|-------|----------------------------|-----------------|
@@ -79,7 +83,7 @@ def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Sch
     block_h = head_block(num_heads)
     tiles = -(-num_candidates // BLOCK_K)
     candidates_major, num_warps = False, 8
-    if max(1, num_tokens) * -(-num_heads // block_h) * tiles < NUM_SMS:
+    if max(1, num_tokens) * -(-num_heads // block_h) * tiles < sm_count:
         if block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
             num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8  # b=1: 21.9 vs 33.8 us at 64 heads
@@ -88,7 +92,7 @@ def choose_schedule(num_tokens: int, num_heads: int, num_candidates: int) -> Sch
     waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES
     head_blocks = -(-num_heads // block_h)
     pairs = max(1, num_tokens * head_blocks)  # (token, head block) programs without a split
-    num_splits = max(1, min(tiles, waves * NUM_SMS // pairs))
+    num_splits = max(1, min(tiles, waves * sm_count // pairs))
     num_splits = -(-tiles // -(-tiles // num_splits))  # equal splits: none is all padding
     sched = Schedule(block_h, BLOCK_K, num_splits, num_warps, 2, candidates_major)
     # 64-head blocks read both MMA operands from shared memory and Triton pipelines their
