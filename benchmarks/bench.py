@@ -45,6 +45,7 @@ from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noq
 from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, reference_f64, spec3_errors  # noqa: E402
 
 IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "reference")  # the package's, by name
+PROFILED = ("pallas", "cuda", "flashinfer")  # timed by their own kernels in the profiler
 PEERS = ("flashmla", "plain_jax")
 DEFAULT_IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "flashmla", "plain_jax")
 INTERPRET_POOL_SLOTS = 4096
@@ -109,7 +110,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Cases are mode:T:H:K[:holes] (mode decode or prefill; holes: GLM candidate rows). "
         "Presets: full = k2048 (decode b in 1,8,32,128 x H in 8,16,32,64,128 at K=2048) + holes (the same "
-        "at K=2176 with holes, and prefill T=4096 x H in 32,64); quick = b in 1,128 x H in 8,64; sm90s = "
+        "at K=2176 with holes, and prefill T=4096 x H in 32,64,128); quick = b in 1,128 x H in 8,64; sm90s = "
         "sm90s-k2048 + sm90s-holes (our Hopper kernel's heads: b in 1,8,32,128 x H in 8,16,24,32 at K=2048, "
         "and at K=2176 with holes with prefill T=4096 x H in 16,32); hopper-k2048 / hopper-holes = b in "
         "1,8,32,128 x H in 8,16,24,32,64,128 at K=2048 / at K=2176 with holes plus prefill T=4096 x H in "
@@ -135,7 +136,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for bench.json and bench.png")
     p.add_argument("--json", action="store_true", help="print the JSON result on stdout (table on stderr)")
     p.add_argument("--interpret", action="store_true", help="Pallas in the interpreter (CPU smoke runs)")
-    p.add_argument("--rounds", type=_positive_int, default=5, help="timed rounds per result (median)")
+    p.add_argument("--rounds", type=_positive_int, default=5, help="timed loop rounds per result (median)")
+    p.add_argument(
+        "--profile-calls",
+        type=_positive_int,
+        default=timing.PROFILE_CALLS,
+        help="calls traced in the profiler per result of pallas, cuda, flashinfer, at least (median)",
+    )
     p.add_argument(
         "--min-round-ms", type=_positive_float, default=timing.MIN_ROUND_S * 1e3, help="shortest round"
     )
@@ -232,7 +239,9 @@ def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: R
     row = {"implementation": variant.label, "status": "ok", "reason": None, "schedule": None}
     idx0, lens0 = inputs.index_set(0)  # for the trace-time availability check
     name = variant.implementation
-    options = timing.TimingOptions(rounds=args.rounds, min_round_s=args.min_round_ms / 1e3)
+    options = timing.TimingOptions(
+        rounds=args.rounds, min_round_s=args.min_round_ms / 1e3, profile_calls=args.profile_calls
+    )
     if name == "pallas":
         schedule = variant.schedule or choose_schedule(case.tokens, case.heads, case.candidates)
         row["schedule"] = dataclasses.asdict(schedule)
@@ -260,15 +269,32 @@ def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: R
                     return row | {"status": "unavailable", "reason": str(err)}
             guess = 0.0 if args.interpret else max(MIN_GUESS_US, 2 * floor_us(case, inputs))
             measured, got = timing.time_jax(
-                fn, inputs.q, pool, inputs.indices, inputs.topk_lens, options, guess_us=guess
+                fn,
+                inputs.q,
+                pool,
+                inputs.indices,
+                inputs.topk_lens,
+                options,
+                guess_us=guess,
+                profile=name in PROFILED,
             )
     except Exception as err:  # noqa: BLE001 - a kernel that fails to compile or run is a result
         return row | {"status": "failed", "reason": _failure(err)}
-    seconds = measured.us * 1e-6
     row |= measured.as_dict()
-    row["tb_s"] = case.io_bytes(inputs.active_per_token) / seconds / 1e12
-    row["tflop_s"] = case.flops(inputs.active_per_token) / seconds / 1e12
+    if measured.us is None:  # ran and is checked, but its timer found nothing to time
+        row |= {"status": "untimed", "reason": measured.error, "tb_s": None, "tflop_s": None}
+    else:
+        seconds = measured.us * 1e-6
+        row["tb_s"] = case.io_bytes(inputs.active_per_token) / seconds / 1e12
+        row["tflop_s"] = case.flops(inputs.active_per_token) / seconds / 1e12
     return row | reference.check(*got)
+
+
+def _progress_text(row: dict) -> str:
+    if row["status"] == "ok":
+        loop = f", loop {row['loop_us']:.1f} us" if row["timer"] == "profiler" else ""
+        return f"{row['us']:.1f} us ({row['timer']}{loop})"
+    return f"{row['status']} ({row['reason']})"
 
 
 def run_case(case: Case, pool, variants: list[Variant], args, progress) -> list[dict]:
@@ -295,10 +321,7 @@ def run_case(case: Case, pool, variants: list[Variant], args, progress) -> list[
         for schedule in schedules:
             one = dataclasses.replace(variant, schedule=schedule) if variant.sweep else variant
             row = facts | run_variant(one, case, pool, inputs, reference, args)
-            progress(
-                f"{case.label} {row['implementation']}: "
-                + (f"{row['us']:.1f} us" if row["status"] == "ok" else f"{row['status']} ({row['reason']})")
-            )
+            progress(f"{case.label} {row['implementation']}: {_progress_text(row)}")
             rows.append(row)
     ok = [r for r in rows if r["status"] == "ok"]
     peers = {r["implementation"]: r["us"] for r in ok if r["implementation"] in PEERS}
@@ -309,6 +332,19 @@ def run_case(case: Case, pool, variants: list[Variant], args, progress) -> list[
 
 
 # ----------------------------------------------------------------------------- the run
+
+
+def untimed_everywhere(rows: list[dict], interpret: bool) -> str | None:
+    """On a GPU, a case where the profiler timed none of the package's implementations that
+    ran: the timer is broken for every case, so the run stops rather than spend the device
+    on rows it cannot time."""
+    profiled = [
+        r for r in rows if r["implementation"].split()[0] in PROFILED and r["status"] in ("ok", "untimed")
+    ]
+    if interpret or not profiled or any(r["status"] == "ok" for r in profiled):
+        return None
+    names = ", ".join(sorted({r["implementation"] for r in profiled}))
+    return f"the profiler timed none of {names} ({profiled[0]['reason']})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -342,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
             "sm_scale": SM_SCALE,
             "rounds": args.rounds,
             "min_round_ms": args.min_round_ms,
+            "profile_calls": args.profile_calls,
+            "profiled": [n for n in names if n in PROFILED],
             "seed": args.seed,
         },
         "accuracy_bound": {"out_rel_l2": OUT_RTOL, "lse_abs_over_max_1_ref": LSE_TOL},
@@ -359,14 +397,19 @@ def main(argv: list[str] | None = None) -> int:
     pool = jax.block_until_ready(make_pool(num_slots, wide_range=args.wide_range, seed=args.seed))
     started = time.perf_counter()
     for case in cases:
-        if args.time_limit is not None and time.perf_counter() - started > args.time_limit:
+        out_of_time = args.time_limit is not None and time.perf_counter() - started > args.time_limit
+        if out_of_time or "stopped" in result:
             result["skipped"].append(case.spec)
             continue
-        result["results"] += run_case(case, pool, variants, args, say)
+        rows = run_case(case, pool, variants, args, say)
+        result["results"] += rows
+        if (reason := untimed_everywhere(rows, args.interpret)) is not None:
+            result["stopped"] = reason
         if json_path:
             report.write_json(result, json_path)
     if result["skipped"]:
-        say(f"--time-limit: {len(result['skipped'])} cases not started: {','.join(result['skipped'])}")
+        why = f"stopped: {result['stopped']}" if "stopped" in result else "--time-limit"
+        say(f"{why}: {len(result['skipped'])} cases not started: {','.join(result['skipped'])}")
     peers = [n for n in names if n in PEERS]
     text = report.table(result["results"], peers)
     if args.json:
@@ -380,12 +423,17 @@ def main(argv: list[str] | None = None) -> int:
             report.plot(result["results"], os.path.join(args.out, "bench.png"), title)
         except ImportError as err:
             say(f"no plot: {err}")
-    # Exit 1 when one of the package's implementations failed or missed the accuracy bound
-    # (a peer's accuracy is reported, not enforced).
+    # Exit 1 when one of the package's implementations failed, missed the accuracy bound or,
+    # on the GPU, went untimed (a peer's accuracy is reported, not enforced).
     bad = [
         r
         for r in result["results"]
-        if r["implementation"] not in PEERS and (r["status"] == "failed" or not r.get("accurate", True))
+        if r["implementation"] not in PEERS
+        and (
+            r["status"] == "failed"
+            or not r.get("accurate", True)
+            or (r["status"] == "untimed" and not args.interpret)
+        )
     ]
     return 1 if bad else 0
 

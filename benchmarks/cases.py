@@ -110,7 +110,7 @@ def _grid(holes: bool, quick: bool = False) -> list[Case]:
     heads = (8, 64) if quick else (8, 16, 32, 64, 128)
     cases = [Case("decode", b, h, 2176 if holes else 2048, holes) for b in batches for h in heads]
     if holes:
-        cases += [Case("prefill", 4096, h, 2176, True) for h in ((64,) if quick else (32, 64))]
+        cases += [Case("prefill", 4096, h, 2176, True) for h in ((64,) if quick else (32, 64, 128))]
     return cases
 
 

@@ -86,25 +86,35 @@ def _number(value, spec: str) -> str:
     return "-" if value is None or not math.isfinite(value) else format(value, spec)
 
 
+TIMERS = {"profiler": "profiler", "loop": "loop", "cuda_graph": "graph"}
+REASON_CHARS = 200  # a reason's length in the table (the JSON keeps all of it)
+
+
 def table(rows: list[dict], peers: list[str]) -> str:
-    """One line per (case, implementation); ``vs X`` = X's time / this time (> 1: faster than X)."""
-    head = ["case", "implementation", "schedule", "us", "TB/s", "TFLOP/s"]
+    """One line per (case, implementation); ``us`` is the row's timer's (profiler: our kernels'
+    span per call; loop: the jitted loop; graph: a CUDA graph), ``loop us`` the jitted loop's;
+    ``vs X`` = X's time / this time (> 1: faster than X)."""
+    head = ["case", "implementation", "schedule", "timer", "us", "loop us", "TB/s", "TFLOP/s"]
     head += [f"vs {p}" for p in peers] + ["out err", "lse err", "bound"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        if r["status"] != "ok":
-            cells = [r["label"], r["implementation"], "-", f"{r['status']}: {r['reason']}"]
+        if r["status"] not in ("ok", "untimed"):
+            cells = [r["label"], r["implementation"], "-", "-", f"{r['status']}: {r['reason']}"]
             cells += ["-"] * (len(head) - len(cells))
         else:
+            timed = r["status"] == "ok"
             cells = [
                 r["label"],
                 r["implementation"],
                 schedule_text(r.get("schedule")),
-                _number(r["us"], ".1f"),
+                TIMERS.get(r["timer"], r["timer"]),
+                _number(r["us"], ".1f") if timed else f"untimed: {r['reason'][:REASON_CHARS]}",
+                _number(r.get("loop_us"), ".1f"),
                 _number(r["tb_s"], ".2f"),
                 _number(r["tflop_s"], ".1f"),
             ]
-            cells += [_number(r["vs"].get(p), ".2f") + ("x" if r["vs"].get(p) else "") for p in peers]
+            vs = r.get("vs", {})
+            cells += [_number(vs.get(p), ".2f") + ("x" if vs.get(p) else "") for p in peers]
             cells += [
                 _number(r["out_err"], ".1e"),
                 _number(r["lse_err"], ".1e"),

@@ -1,22 +1,30 @@
-"""Device time per call, measured the same way for every implementation.
+"""Device time per call, measured the same way for every implementation of a kind.
 
 JAX (``time_jax``): one jitted ``lax.fori_loop`` makes ``n x R`` calls (whole passes
 over the R index sets of ``cases.Inputs``), call ``i`` reading set ``i % R``; q, the
 pool and the index sets are arguments of the jitted function, never closure
 constants, and each call's output is the loop carry, so XLA can neither hoist nor
 drop a call. Per call the loop also selects its index set (a dynamic slice of
-``[R, T, K]`` int32, fused into the implementation's own index preparation where it
-has one). ``n`` is sized from a lower bound on the call's time and checked by running
-the loop, so that one loop (a round) lasts at least ``min_round_s`` (20 ms: a 20 us
-call is not timed over 1 ms of work, where launch latency and clock ramp-up
-dominate). After a warm-up run of that loop, the result is the median over rounds of
-round time / calls, host dispatch of the one executable per round included (tens of
-microseconds in 20 ms).
+``[R, T, K]`` int32). ``n`` is sized from a lower bound on the call's time and checked
+by running the loop, so that one loop (a round) lasts at least ``min_round_s`` (20 ms).
+After a warm-up run of that loop, the loop time is the median over rounds of round
+time / calls, host dispatch of the one executable per round included (tens of
+microseconds in 20 ms), and XLA's per-iteration cost (the loop, the slice, launch gaps).
 
-torch (``time_torch``): the R calls are captured in a CUDA graph and replayed by
-``triton.testing.do_bench_cudagraph`` (a graph of ``min_round_s`` of calls, median of
-its ten replays; ``rounds`` does not apply), so a torch kernel is never a Python
-launch timed against a device loop.
+The package's kernels (``timer="profiler"``, the time reported for pallas, cuda and
+flashinfer): the same compiled loop runs again under ``jax.profiler.trace`` until at
+least ``profile_calls`` calls are traced; per call, the span from the first start to
+the last end of the package's own kernels on the GPU (``spans.py``: kernels overlapping
+under programmatic dependent launch count once, XLA's own kernels not at all); the
+median over the traced calls. When the trace holds none of those kernels (a CPU, or a
+kernel name ``spans.is_our_kernel`` does not know) the time is None and the row says
+why: no other timer stands in. The reference and plain JAX, made of XLA's kernels
+only, keep the loop time (``timer="loop"``).
+
+torch (``time_torch``, ``timer="cuda_graph"``): the R calls are captured in a CUDA
+graph and replayed by ``triton.testing.do_bench_cudagraph`` (a graph of
+``min_round_s`` of calls, median of its ten replays; ``rounds`` does not apply), so a
+torch kernel is never a Python launch timed against a device loop.
 """
 
 from __future__ import annotations
@@ -31,7 +39,10 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
+from benchmarks import spans
+
 MIN_ROUND_S = 0.02
+PROFILE_CALLS = 20  # traced calls per profiled result, at least (whole loop runs)
 MAX_CALLS = 1 << 16  # per round, whatever the calibration says
 MAX_ROUND_FACTOR = 10  # a first loop longer than this many min_round_s is shortened
 
@@ -40,16 +51,29 @@ MAX_ROUND_FACTOR = 10  # a first loop longer than this many min_round_s is short
 class TimingOptions:
     rounds: int = 5
     min_round_s: float = MIN_ROUND_S
+    profile_calls: int = PROFILE_CALLS
 
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    us: float  # median device time per call
-    rounds_us: tuple[float, ...]  # per-call time of every round
+    timer: str  # "profiler", "loop" or "cuda_graph" (module docstring)
+    us: float | None  # the timer's median device time per call; None: ``error`` says why
+    rounds_us: tuple[float, ...]  # per-call time of every loop round (or graph replay)
     calls_per_round: int | None  # None: do_bench_cudagraph's own choice
+    loop_us: float | None = None  # JAX: the jitted loop's median, whichever the timer
+    error: str | None = None  # why the timer measured nothing
+    profile: dict | None = None  # the profiler's calls, kernels, min/max spans, XLA's time per call
 
     def as_dict(self) -> dict:
-        return {"us": self.us, "rounds_us": list(self.rounds_us), "calls_per_round": self.calls_per_round}
+        return {
+            "timer": self.timer,
+            "us": self.us,
+            "loop_us": self.loop_us,
+            "rounds_us": list(self.rounds_us),
+            "calls_per_round": self.calls_per_round,
+            "timer_error": self.error,
+            "profile": self.profile,
+        }
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
@@ -66,15 +90,27 @@ def _loop(fn: Callable, num_calls: int, q, pool, indices, topk_lens):
     return jax.lax.fori_loop(0, num_calls, lambda i, _: call(i), init)
 
 
-def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions, *, guess_us: float = 0.0):
+def time_jax(
+    fn: Callable,
+    q,
+    pool,
+    indices,
+    topk_lens,
+    options: TimingOptions,
+    *,
+    guess_us: float = 0.0,
+    profile: bool = False,
+):
     """``fn(q, pool, indices [T, K], topk_lens [T] | None) -> (out, lse)``, hashable
     (a module-level function or a ``functools.partial`` of one), traced under jit.
 
     ``guess_us`` (a lower bound on the time per call, 0 when unknown) sizes the first
     loop, so that usually one compile serves both warm-up and rounds; a loop that runs
-    shorter than ``min_round_s`` is recompiled longer. Returns the ``Timing`` and the
-    outputs of the timed loop's last call, which read the last index set (every loop
-    makes whole passes over the R sets): the accuracy check is made on what was timed."""
+    shorter than ``min_round_s`` is recompiled longer. ``profile``: the time is the span
+    of the package's kernels per call in the profiler (the loop's time beside it).
+    Returns the ``Timing`` and the outputs of the timed loop's last call, which read the
+    last index set (every loop makes whole passes over the R sets): the accuracy check is
+    made on what was timed."""
     rotations = int(indices.shape[0])
     max_passes = max(1, MAX_CALLS // rotations)
     outputs = None
@@ -99,7 +135,17 @@ def time_jax(fn: Callable, q, pool, indices, topk_lens, options: TimingOptions, 
         elapsed = run(passes)
     num_calls = passes * rotations
     rounds = tuple(run(passes) / num_calls * 1e6 for _ in range(options.rounds))
-    return Timing(statistics.median(rounds), rounds, num_calls), outputs
+    loop_us = statistics.median(rounds)
+    if not profile:
+        return Timing("loop", loop_us, rounds, num_calls, loop_us=loop_us), outputs
+    runs = max(1, math.ceil(options.profile_calls / num_calls))
+    try:
+        found = spans.profile_runs(lambda: run(passes), runs, num_calls)
+    except Exception as err:  # noqa: BLE001 - the row says why there is no time
+        reason = str(err) if isinstance(err, spans.SpanError) else f"profiler: {type(err).__name__}: {err}"
+        return Timing("profiler", None, rounds, num_calls, loop_us=loop_us, error=reason), outputs
+    timing = Timing("profiler", found.median_us, rounds, num_calls, loop_us=loop_us, profile=found.summary())
+    return timing, outputs
 
 
 def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Timing:
@@ -112,4 +158,4 @@ def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Tim
 
     replays = do_bench_cudagraph(all_sets, rep=options.min_round_s * 1e3, return_mode="all")
     rounds = tuple(ms * 1e3 / len(calls) for ms in replays)
-    return Timing(statistics.median(rounds), rounds, None)
+    return Timing("cuda_graph", statistics.median(rounds), rounds, None)

@@ -1,15 +1,20 @@
 """The benchmark harness (benchmarks/) on the CPU: a smoke run through the Pallas
-interpreter with strict JSON, clean errors for bad arguments, and no torch in the package."""
+interpreter with strict JSON, clean errors for bad arguments, no torch in the package, and
+the profiler timer's per-call kernel spans (on synthetic events, a synthetic trace, and a
+CPU trace that holds no GPU kernel)."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -17,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks" / "bench.py"
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import bench, cases  # noqa: E402
+from benchmarks import bench, cases, spans, timing  # noqa: E402
 
 
 def _run(*args: str, extra_env: dict | None = None) -> subprocess.CompletedProcess:
@@ -61,16 +66,22 @@ def test_cpu_smoke_run_json(tmp_path):
     assert all(r["status"] == "unavailable" and r["reason"] for r in rows if r["implementation"] in names[2:])
     rows = [r for r in rows if r["implementation"] in names[:2]]
     for r in rows:
-        assert r["status"] == "ok", r
-        assert r["accurate"] is True and r["nonfinite"] == 0
+        assert r["accurate"] is True and r["nonfinite"] == 0  # checked whether timed or not
         assert 0 < r["out_err"] <= 5e-3 and 0 <= r["lse_err"] <= 1e-2  # bf16 out: never exactly 0
         assert r["accuracy_tokens"] == r["tokens"]
-        assert math.isfinite(r["us"]) and r["us"] > 0 and len(r["rounds_us"]) == 2
+        assert math.isfinite(r["loop_us"]) and r["loop_us"] > 0 and len(r["rounds_us"]) == 2
+    for r in rows[::2]:  # the reference: XLA's kernels only, timed by the loop
+        assert r["status"] == "ok" and r["timer"] == "loop" and r["us"] == r["loop_us"], r
         assert r["tb_s"] > 0 and r["tflop_s"] > 0
+    for r in rows[1::2]:  # Pallas is timed by its kernel in the profiler: no GPU, no time, no stand-in
+        assert r["status"] == "untimed" and r["timer"] == "profiler", r
+        assert r["us"] is None and r["tb_s"] is None and "no GPU kernel events" in r["reason"]
     holes = rows[2]
     assert holes["rotations"] == 2 and holes["active_per_token"] <= 71  # holes are never counted
     assert rows[1]["schedule"]["block_h"] == 16  # the dispatch table's schedule is recorded
-    assert "| decode T=2 H=8 K=64 | pallas |" in done.stderr  # the table
+    assert result["settings"]["profiled"] == ["pallas", "cuda"]
+    assert "| decode T=2 H=8 K=64 | pallas | h16" in done.stderr  # the table
+    assert "| profiler | untimed: no GPU kernel events" in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -112,7 +123,10 @@ def test_cases_round_trip_and_defaults():
     for case in cases.default_cases():
         assert cases.parse_case(case.spec) == case
     full = cases.default_cases()
-    assert len(full) == 4 * 5 * 2 + 2 and len(set(full)) == len(full)
+    assert len(full) == 4 * 5 * 2 + 3 and len(set(full)) == len(full)
+    assert [(c.tokens, c.heads, c.candidates) for c in full if c.mode == "prefill"] == [
+        (4096, h, 2176) for h in (32, 64, 128)
+    ]
     assert cases.parse_cases("decode:1:8:64,decode:1:8:64") == [cases.Case("decode", 1, 8, 64)]
     assert cases.parse_cases("k2048,holes") == full and cases.parse_cases("full") == full
     assert len(cases.parse_cases("quick")) == 9
@@ -166,3 +180,181 @@ def test_package_import_pulls_no_torch(tmp_path):
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+# ----------------------------------------------------------------------------- profiler spans
+
+US = 1000.0  # ns
+
+
+def _call(start, attention_us, combine_us=None, overlap_us=1.0):
+    """One call as the sm_90a path launches it: XLA's index-set slice, the attention kernel,
+    and (with splits) the combine, launched under PDL so it starts before the kernel ends."""
+    attention = (
+        "void jax_glm_nope::sm90::sparse_mla_block_shared_kernel<1, 4>(jax_glm_nope::sm90::SparseMlaParams)"
+    )
+    events = [("loop_dynamic_slice_fusion", start, start + 2 * US)]
+    kernel_start = start + 3 * US
+    kernel_end = kernel_start + attention_us * US
+    events.append((attention, kernel_start, kernel_end))
+    if combine_us is not None:
+        combine_start = kernel_end - overlap_us * US
+        events.append(("void jax_glm_nope::sm90::combine_kernel(jax_glm_nope::sm90::SparseMlaParams)",
+                       combine_start, combine_start + combine_us * US))  # fmt: skip
+    return events
+
+
+def test_spans_separate_the_calls_and_count_pdl_overlap_once():
+    events = []
+    for i in range(3):  # calls of 10, 11, 12 us of attention, each 3 us of combine overlapping by 1 us
+        events += _call(100 * US * i, 10 + i, combine_us=3)
+    found = spans.call_spans(reversed(events), num_calls=3)  # any order in, launch order out
+    assert [s / US for s in found.spans_ns] == [12, 13, 14]  # first start to last end, not 13/14/15
+    assert found.median_us == 13
+    assert len(found.kernels) == 2 and "sparse_mla_block_shared_kernel<" in found.kernels[0]
+    assert "combine_kernel(" in found.kernels[1]
+    assert [o / US for o in found.other_ns] == [2, 2]  # XLA's slice of the next call, outside the span
+    summary = found.summary()
+    assert summary["calls"] == 3 and summary["span_min_us"] == 12 and summary["span_max_us"] == 14
+
+
+def test_spans_leave_xla_kernels_out():
+    """The Pallas path: our kernel, then XLA's split merge (a fusion), longer than the kernel."""
+    events = []
+    for i in range(2):
+        start = 1000 * US * i
+        events += [
+            ("loop_dynamic_slice_fusion", start, start + 1 * US),
+            ("sparse_mla_fp8_rows", start + 2 * US, start + 22 * US),
+            ("loop_reduce_fusion", start + 22 * US, start + 52 * US),
+            ("fusion_sparse_mla_merge", start + 52 * US, start + 60 * US),  # XLA's, whatever its name says
+            ("MemcpyDtoH", start + 60 * US, start + 61 * US),
+        ]
+    found = spans.call_spans(events, num_calls=2)
+    assert [s / US for s in found.spans_ns] == [20, 20] and found.kernels == ("sparse_mla_fp8_rows",)
+    assert found.other_ns == (40 * US,)  # 30 + 8 + 1 after call 0's kernel, 1 before call 1's
+
+
+def test_spans_refuse_what_is_not_one_span_per_call():
+    kernel, combine = "sparse_mla_heads_major_kernel", "combine_kernel"
+    with pytest.raises(spans.SpanError, match="5 kernels of the package for 2 calls"):
+        spans.call_spans([(kernel, i * US, i * US + 1) for i in range(5)], num_calls=2)
+    events = [(kernel, 0, 1), (combine, 1, 2), (kernel, 10, 11), (kernel, 11, 12)]
+    with pytest.raises(spans.SpanError, match="the calls differ"):
+        spans.call_spans(events, num_calls=2)
+    with pytest.raises(spans.NoKernelEvents, match=r"no kernel of the package .*loop_fusion x2"):
+        spans.call_spans([("loop_fusion", 0, 1), ("loop_fusion", 2, 3), ("copy_1", 4, 5)], num_calls=1)
+
+
+def _kernel_names(path: Path, pattern: str) -> set[str]:
+    return set(re.findall(pattern, path.read_text()))
+
+
+def test_is_our_kernel_knows_every_kernel_of_the_package():
+    sm90 = set().union(
+        *(
+            _kernel_names(p, r"__global__[\s\S]*?(\w+_kernel)\s*\(")
+            for p in (ROOT / "ffi/ours/sm90").glob("*.cuh")
+        )
+    )
+    assert {"combine_kernel", "sparse_mla_heads_major_kernel", "sparse_mla_warp_private_kernel"} <= sm90
+    flashinfer = set().union(
+        *(_kernel_names(p, r"fi::(\w+_kernel)") for p in (ROOT / "ffi/flashinfer/sm120").glob("*.cu"))
+    )
+    flashinfer |= {
+        "sparse_mla_prefill_swapab_kernel",
+        "sparse_mla_prefill_mg_kernel",
+    }  # its prefill launchers'
+    pallas = _kernel_names(ROOT / "jax_glm_nope/implementations/pallas/kernel.py", r'\bname="(\w+)"')
+    assert len(flashinfer) >= 4 and len(pallas) == 1
+    for name in sm90 | flashinfer | pallas:
+        demangled = f"void jax_glm_nope::sm90::{name}<2, 4>(jax_glm_nope::sm90::SparseMlaParams)"
+        mangled = f"_ZN12jax_glm_nope4sm90{len(name)}{name}ILi2ELi4EEEvNS0_15SparseMlaParamsE"
+        assert all(spans.is_our_kernel(n) for n in (name, demangled, mangled)), name
+    xla = ["loop_dynamic_slice_fusion", "input_reduce_fusion_1", "fusion_sparse_mla", "copy_3"]
+    xla += ["wrapped_concatenate", "MemcpyDtoH", "Memset", "nvjet_hsh_128x256_2x1", "triton_softmax_1"]
+    for name in xla:
+        assert not spans.is_our_kernel(name), name
+
+
+def _xspace(planes: dict[str, dict[str, list[tuple[str, int, int]]]]) -> str:
+    """A text-format XSpace: plane -> line -> (event name, start ns, duration ns)."""
+    text = []
+    for p, (plane, lines) in enumerate(planes.items()):
+        names = sorted({e[0] for events in lines.values() for e in events})
+        ids = {name: i + 1 for i, name in enumerate(names)}
+        body = [f'id: {p} name: "{plane}"']
+        for n, (line, events) in enumerate(lines.items()):
+            body.append(
+                f'lines {{ id: {n} name: "{line}" timestamp_ns: 1000 '
+                + " ".join(
+                    f"events {{ metadata_id: {ids[e]} offset_ps: {s * 1000} duration_ps: {d * 1000} }}"
+                    for e, s, d in events
+                )
+                + " }"
+            )
+        body += [
+            f'event_metadata {{ key: {i} value {{ id: {i} name: "{name}" }} }}' for name, i in ids.items()
+        ]
+        text.append("planes { " + " ".join(body) + " }")
+    return "\n".join(text)
+
+
+def test_device_events_read_the_stream_lines_of_the_gpu_plane():
+    kernel, combine = "sparse_mla_heads_major_kernel", "combine_kernel"
+    stream = [("loop_fusion", 0, 500), (kernel, 1000, 9000), (combine, 9500, 1000)]
+    stream += [("loop_fusion", 20000, 500), (kernel, 21000, 7000), (combine, 27500, 1000)]
+    data = jax.profiler.ProfileData.from_text_proto(
+        _xspace(
+            {
+                "/host:CPU": {"python": [(kernel, 0, 10**6)]},
+                "/device:GPU:0": {
+                    "Stream #7(Kernel,MemcpyD2H)": stream,
+                    "XLA Ops": [(kernel, 0, 30000)],  # derived from the streams: never counted twice
+                },
+                "/device:GPU:1": {"Stream #3(Kernel)": []},
+            }
+        )
+    )
+    planes = spans.device_events(data)
+    assert sorted(planes) == ["/device:GPU:0", "/device:GPU:1"] and len(planes["/device:GPU:0"]) == 6
+    found = spans.trace_spans(planes, num_calls=2)
+    assert found.spans_ns == (9500.0, 7500.0) and found.kernels == (kernel, combine)
+    with pytest.raises(
+        spans.NoKernelEvents, match=r"among the 2 GPU kernel events of /device:GPU:0.*loop_fusion x2"
+    ):
+        spans.trace_spans({"/device:GPU:0": [e for e in planes["/device:GPU:0"] if "fusion" in e[0]]}, 2)
+    with pytest.raises(spans.SpanError, match="several GPUs"):
+        spans.trace_spans(
+            {"/device:GPU:0": planes["/device:GPU:0"], "/device:GPU:1": planes["/device:GPU:0"]}, 2
+        )
+
+
+def _tiny(q, pool, indices, topk_lens):
+    return q * 2, jnp.sum(indices, axis=-1).astype(jnp.float32)
+
+
+def test_profiler_on_the_cpu_says_no_gpu_kernel_events():
+    """The profiler path runs where there is no GPU, and says so instead of timing."""
+    q, pool = jnp.ones((2, 4), jnp.bfloat16), jnp.zeros((8, 4), jnp.uint8)
+    indices = jnp.ones((2, 2, 3), jnp.int32)
+    options = timing.TimingOptions(rounds=1, min_round_s=1e-4, profile_calls=3)
+    measured, (out, _) = timing.time_jax(_tiny, q, pool, indices, None, options, profile=True)
+    assert measured.timer == "profiler" and measured.us is None and measured.profile is None
+    assert measured.error.startswith("no GPU kernel events in the profile") and "'cpu'" in measured.error
+    assert measured.loop_us > 0 and float(out[0, 0]) == 2.0  # the loop still ran and gave its outputs
+    loop, _ = timing.time_jax(_tiny, q, pool, indices, None, options)
+    assert loop.timer == "loop" and loop.us == loop.loop_us > 0 and loop.error is None
+
+
+def test_a_gpu_run_stops_when_the_profiler_times_none_of_ours():
+    untimed = {"status": "untimed", "reason": "no kernel of the package among the 9 GPU kernel events"}
+    rows = [{"implementation": "cuda"} | untimed, {"implementation": "pallas sweep"} | untimed]
+    rows.append({"implementation": "flashmla", "status": "ok", "reason": None})
+    reason = bench.untimed_everywhere(rows, interpret=False)
+    assert reason.startswith("the profiler timed none of cuda, pallas sweep (no kernel of the package")
+    assert bench.untimed_everywhere(rows, interpret=True) is None  # the CPU smoke run: expected
+    timed = [{"implementation": "pallas", "status": "ok", "reason": None}]
+    assert bench.untimed_everywhere(rows + timed, interpret=False) is None  # one timed: keep going
+    unavailable = [{"implementation": "flashinfer", "status": "unavailable", "reason": "SM120 only"}]
+    assert bench.untimed_everywhere(unavailable + rows[2:], interpret=False) is None
