@@ -21,6 +21,11 @@ engines do). ``attention`` picks how a layer attends:
   values the compact rows decode to; it differs from ``"compact"`` only in how the
   candidates are read, so the two agree up to float32 rounding (which later layers'
   FP8 writes amplify; docs/example.md).
+- ``"paired"``: the compact path, and beside it in the same step a second residual
+  stream through the same weights whose layers read the compact path's own rows
+  (dequantized) and its indexer's candidates with the dense mask. The two streams
+  differ only in how attention reads the same values: no FP8 write downstream of the
+  difference, no selection of its own, no second compiled program (docs/example.md).
 - ``"none"``: the compact path with ``sparse_mla`` replaced by zeros (the indexer
   and KV writes still run), to measure the attention share of step time.
 """
@@ -40,7 +45,7 @@ from jax.sharding import PartitionSpec as P
 import jax_glm_nope as jgn
 from jax_glm_nope import layout
 
-ATTENTION_MODES = ("compact", "dense", "dense-fp8", "none")
+ATTENTION_MODES = ("compact", "dense", "dense-fp8", "paired", "none")
 DENSE_CACHE_DTYPES = {"dense": jnp.bfloat16, "dense-fp8": jnp.float32}
 
 
@@ -302,19 +307,20 @@ def forward(
 
     Returns the updated caches, the last token's logits ``[R, vocab]`` (float32) and
     the greedy next token ``[R]``. Heads are the local heads of this "model" rank;
-    their partial outputs meet in a ``psum`` after ``o_proj``.
+    their partial outputs meet in a ``psum`` after ``o_proj``. With ``attention=
+    "paired"`` the logits are ``[R, 2, vocab]``: the compact path's, then those of a
+    second residual stream through the same weights whose layers attend with the dense
+    mask over the compact path's own rows (dequantized) and candidates.
     """
     num_requests, chunk = tokens.shape
     num_tokens = num_requests * chunk
     token_req = jnp.repeat(jnp.arange(num_requests, dtype=jnp.int32), chunk)
     slots = jgn.to_slots(positions.reshape(num_tokens, 1), req_to_token, token_req)[:, 0]
     h = params["embed"][tokens].astype(jnp.float32)  # [R, C, D]
+    h_dense = h if attention == "paired" else None
     new_caches = []
     for layer, cache in zip(params["layers"], caches, strict=True):
-        x = rms_norm(h, layer["attn_norm"])
-        q_lora = rms_norm(_mm(x, layer["w_dq"], "rcd,dq->rcq"), layer["q_norm"])
-        q_nope = _mm(q_lora, layer["w_uq"], "rcq,qhn->rchn")
-        q_abs = _mm(q_nope, layer["w_uk"], "rchn,hnl->rchl").astype(jnp.bfloat16)  # [R, C, H, 512]
+        x, q_abs = _queries(layer, h)  # q_abs [R, C, H, 512]
         latent = rms_norm(_mm(x, layer["w_dkv"], "rcd,dl->rcl"), layer["kv_norm"]).reshape(num_tokens, -1)
         index_key = _mm(x, layer["w_ik"], "rcd,de->rce").reshape(num_tokens, -1)
 
@@ -334,7 +340,7 @@ def forward(
             candidates = jgn.to_slots(local.reshape(num_tokens, -1), req_to_token, token_req)
             padded, topk_lens = jgn.pad_candidates(candidates)
             q = q_abs.reshape(num_tokens, -1, cfg.kv_lora_rank)
-            if attention == "compact":
+            if attention in ("compact", "paired"):
                 options = {"interpret": True} if interpret else {}
                 out, _ = jgn.sparse_mla(
                     q, kv, padded, cfg.sm_scale, topk_lens, implementation=implementation, **options
@@ -343,16 +349,38 @@ def forward(
                 keep = (jnp.sum(padded).astype(jnp.float32) * 0.0).astype(jnp.bfloat16)
                 out = jnp.zeros(q.shape, jnp.bfloat16) + keep
             out = out.reshape(q_abs.shape)
-        v = _mm(out.astype(jnp.float32), layer["w_uv"], "rchl,hlv->rchv")
-        attn = jax.lax.psum(_mm(v, layer["w_o"], "rchv,hvd->rcd"), "model")
-        h = h + attn
-        x = rms_norm(h, layer["mlp_norm"])
-        gate = _mm(x, layer["w_gate"], "rcd,df->rcf")
-        up = _mm(x, layer["w_up"], "rcd,df->rcf")
-        h = h + _mm(jax.nn.silu(gate) * up, layer["w_down"], "rcf,fd->rcd")
-    last = rms_norm(h[:, -1], params["final_norm"])
-    logits = _mm(last, params["lm_head"], "rd,dv->rv")
-    return new_caches, logits, jnp.argmax(logits, axis=-1).astype(jnp.int32)
+        h = _layer_rest(layer, h, out)
+        if h_dense is not None:  # the same rows and candidates, read with the dense mask
+            _, q_dense = _queries(layer, h_dense)
+            values = jgn.dequantize(kv.reshape(-1, kv.shape[-1]))  # [num_slots, 512] float32
+            h_dense = _layer_rest(layer, h_dense, _dense_attention(cfg, q_dense, values, req_to_token, local))
+    logits = _logits(params, h)
+    next_token = jnp.argmax(logits, axis=-1).astype(jnp.int32)
+    if h_dense is not None:
+        logits = jnp.stack([logits, _logits(params, h_dense)], axis=1)
+    return new_caches, logits, next_token
+
+
+def _queries(layer, h):
+    """``(x, q_abs)``: a layer's normalised input and its absorbed bf16 queries ``[R, C, H, 512]``."""
+    x = rms_norm(h, layer["attn_norm"])
+    q_lora = rms_norm(_mm(x, layer["w_dq"], "rcd,dq->rcq"), layer["q_norm"])
+    q_nope = _mm(q_lora, layer["w_uq"], "rcq,qhn->rchn")
+    return x, _mm(q_nope, layer["w_uk"], "rchn,hnl->rchl").astype(jnp.bfloat16)
+
+
+def _layer_rest(layer, h, out):
+    """After attention: ``W_uv``, the row-parallel ``o_proj`` (psum over "model"), the MLP."""
+    v = _mm(out.astype(jnp.float32), layer["w_uv"], "rchl,hlv->rchv")
+    h = h + jax.lax.psum(_mm(v, layer["w_o"], "rchv,hvd->rcd"), "model")
+    x = rms_norm(h, layer["mlp_norm"])
+    gate = _mm(x, layer["w_gate"], "rcd,df->rcf")
+    up = _mm(x, layer["w_up"], "rcd,df->rcf")
+    return h + _mm(jax.nn.silu(gate) * up, layer["w_down"], "rcf,fd->rcd")
+
+
+def _logits(params, h):
+    return _mm(rms_norm(h[:, -1], params["final_norm"]), params["lm_head"], "rd,dv->rv")
 
 
 def make_mesh(data: int, model: int, devices=None) -> Mesh:

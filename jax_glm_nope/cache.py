@@ -45,7 +45,14 @@ The slots of the flattened pool must stay below 2**31 (int32 ids).
 
 **Sharding.** MLA caches one latent for all heads, so every tensor-parallel rank holds
 the same rows; pages are split over a data-parallel axis, each data shard owning its
-requests' pages (:func:`pool_partition_spec`).
+requests' pages (:func:`pool_partition_spec`). A sharded pool is read and written
+inside ``jax.shard_map`` (its default checks included), where each device sees its own
+pages and the slots, block tables and ``stacked_slots`` arithmetic are local to them;
+the stacked loop above then runs unchanged on each device's ``[L, num_pages / data,
+page_size, row_bytes]`` block, with no collective (``examples/sharded_scan.py``). Under
+a plain ``jit`` the reshape of a stacked pool merges the layer axis with the sharded
+page axis and the slots are global, so XLA gathers the cache across devices or raises
+a ``ShardingTypeError``.
 """
 
 from __future__ import annotations
@@ -191,7 +198,10 @@ def _check_block_tables(block_tables, token_req, num_tokens: int, page_size) -> 
         )
     validate.check_dtype(token_req, "token_req", (jnp.int32,))
     validate.check_length(token_req, "token_req", num_tokens, "T of positions")
-    return validate.check_static_int(page_size, "page_size", 1)
+    page_size = validate.check_static_int(page_size, "page_size", 1)
+    if page_size >= INT32_LIMIT:  # a page would hold more slots than int32 ids name
+        raise ValueError(f"page_size: expected at most 2**31 - 1 (int32 slot ids), got {page_size}")
+    return page_size
 
 
 def _slots(block_tables, positions, token_req, page_size: int) -> jax.Array:

@@ -126,3 +126,78 @@ def test_export_for_an_h200_under_shard_map_default_checks(layout):
     text = exported.mlir_module()
     assert "@jax_glm_nope_write_kv" in text and "@jax_glm_nope_sm90_sparse_mla" in text
     assert exported.nr_devices == mesh.size
+
+
+# ------------------------------------------------------------------ the stacked pool, sharded
+
+
+def _sharded_scan():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "sharded_scan.py"
+    spec = importlib.util.spec_from_file_location("sharded_scan", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+COLLECTIVES = ("all-gather", "all-reduce", "all-to-all", "collective-permute", "reduce-scatter")
+
+
+def test_stacked_pool_scan_under_shard_map_has_no_collectives_and_flat_memory():
+    """The README's stacked recipe (a [L, pages, page_size, 528] pool through lax.scan,
+    viewed as 2-D, stacked_slots) inside shard_map on a 2 x 4 mesh: the compiled step
+    moves no data between devices, its temporary memory does not grow with the cache,
+    and the donated pool is updated in place (aliased)."""
+    if len(jax.devices()) < 8:
+        pytest.skip("needs 8 devices (conftest gives the CPU 8)")
+    example = _sharded_scan()
+    mesh = jax.make_mesh((2, 4), ("data", "model"), devices=jax.devices()[:8])
+    layers, heads = 2, 16
+    inputs = example.make_inputs(mesh, layers, heads, 2, [12], 40, seed=0)
+    memory = {}
+    for pages in (16, 256):  # per data shard: a 16x larger cache
+        pool = jax.ShapeDtypeStruct(
+            (layers, 2 * pages, 8, 528), jnp.uint8, sharding=NamedSharding(mesh, example.POOL_SPEC)
+        )
+        compiled = example.make_step(mesh).lower(pool, *inputs).compile()
+        hlo = compiled.as_text()
+        assert not [op for op in COLLECTIVES if op in hlo], [op for op in COLLECTIVES if op in hlo]
+        stats = compiled.memory_analysis()
+        local_pool = layers * pages * 8 * 528
+        assert stats.alias_size_in_bytes >= local_pool  # the donated pool is the output's buffer
+        memory[pages] = stats.temp_size_in_bytes
+    assert memory[256] - memory[16] < 2**20, memory  # the cache grew by 2 x 240 x 4 KiB per device
+
+
+def test_stacked_pool_scan_under_shard_map_matches_each_shard_alone():
+    """Every data shard's block and outputs equal the same local step run on one device
+    over that shard's slice (all heads), prefill then decode."""
+    if len(jax.devices()) < 8:
+        pytest.skip("needs 8 devices (conftest gives the CPU 8)")
+    example = _sharded_scan()
+    mesh = jax.make_mesh((2, 4), ("data", "model"), devices=jax.devices()[:8])
+    layers, heads, pages = 2, 8, 8
+    spec = NamedSharding(mesh, example.POOL_SPEC)
+    pool = jgn.allocate_pools(layers, 2 * pages, 8, stacked=True, sharding=spec)
+    alone = [jnp.zeros((layers, pages, 8, 528), jnp.uint8) for _ in range(2)]
+    step, local = example.make_step(mesh), jax.jit(example.local_step)
+    for positions in (list(range(10)), [10]):
+        inputs = example.make_inputs(mesh, layers, heads, 2, positions, 24, seed=len(positions))
+        pool, (out, lse) = step(pool, *inputs)
+        host = [np.asarray(x) for x in inputs]
+        out, lse = np.asarray(out, np.float32), np.asarray(lse)
+        tokens = host[3].shape[0] // 2
+        for shard in range(2):
+            rows = slice(shard * tokens, (shard + 1) * tokens)
+            latents, queries = host[0][:, rows], host[1][:, rows]
+            tables = host[2][shard * 2 : (shard + 1) * 2]
+            alone[shard], (want_out, want_lse) = local(
+                alone[shard], latents, queries, tables, host[3][rows], host[4][rows], host[5][rows]
+            )
+            np.testing.assert_array_equal(
+                np.asarray(pool)[:, shard * pages : (shard + 1) * pages], alone[shard]
+            )
+            np.testing.assert_allclose(out[:, rows], np.asarray(want_out, np.float32), rtol=1e-2, atol=1e-2)
+            np.testing.assert_allclose(lse[:, rows], np.asarray(want_lse), rtol=1e-5, atol=1e-5)
