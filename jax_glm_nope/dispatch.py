@@ -89,6 +89,9 @@ SparseMlaImplementation = Literal["flashinfer", "cuda", "pallas", "reference"]
 WriteKvImplementation = Literal["cuda", "xla"]
 # An automatic write never compiles the native library; an explicit one may.
 AUTO_OPTIONS = {"write_kv": {"allow_build": False}, "sparse_mla": {}}
+# Properties of a call that implementation=None also takes: it then picks the first
+# implementation that honours them (one whose OPTIONS accept them) and serves the call.
+PROPERTIES = {"sparse_mla": ("batch_invariant",)}
 # Keywords of earlier releases: what each became, and since when.
 RENAMED = {
     "backend": (
@@ -141,11 +144,15 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     _check_renamed(operation, options)
     device = device or device_mod.current()
     if requested is None:
-        if options:
+        own = sorted(set(options) - set(PROPERTIES.get(operation, ())))
+        if own:
             raise TypeError(
-                f"{operation}(): options {sorted(options)} belong to one implementation: name it "
+                f"{operation}(): options {own} belong to one implementation: name it "
                 "with implementation=..."
             )
+        wanted = sorted(key for key, value in options.items() if value)
+        if wanted:
+            return _choose_with(operation, wanted, shapes, device)
         for entry in TABLES[operation]:
             if (
                 entry.automatic(shapes)
@@ -173,6 +180,28 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     return requested, impl
 
 
+def _choose_with(operation: str, wanted: list[str], shapes: Shapes | None, device):
+    """The first implementation that honours every property in ``wanted`` and serves the
+    call, whatever the number of tokens (a token-count threshold would hand a token alone
+    and the same token in a batch to different implementations), or raise saying which
+    implementations honour them and why none serves here."""
+    reasons = []
+    for entry in TABLES[operation]:
+        impl = entry.load()
+        if not entry.auto or not set(wanted) <= set(impl.OPTIONS):
+            continue
+        options = {**AUTO_OPTIONS[operation], **dict.fromkeys(wanted, True)}
+        reason = unsupported(operation, entry.name, device, shapes, **options)
+        if reason is None:
+            return entry.name, impl
+        reasons.append(f"{entry.name}: {reason}")
+    raise ValueError(
+        f"{operation}({', '.join(f'{key}=True' for key in wanted)}) with implementation=None: no "
+        f"implementation that honours it serves this call on {device.describe()} "
+        f"({'; '.join(reasons) or 'none honours it'})"
+    )
+
+
 def _no_tokens(operation: str, args: tuple):
     """What a call without tokens returns, whichever implementation serves: nothing to launch."""
     if operation == "sparse_mla":
@@ -187,6 +216,8 @@ def call(operation: str, requested: str | None, shapes: Shapes, args: tuple, opt
     name, impl = choose(operation, requested, shapes, options)
     if shapes.num_tokens == 0:
         return _no_tokens(operation, args)
+    if requested is None:  # call properties reach only the implementation that honours them
+        options = {key: value for key, value in options.items() if key in impl.OPTIONS}
     return run(operation, requested, name, impl, shapes, args, **kwargs, **options)
 
 

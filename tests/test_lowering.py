@@ -72,7 +72,7 @@ class Call:
 
     def __init__(self, line: str):
         self.line = line
-        self.target = re.search(r"stablehlo\.custom_call @(\w+)\(", line).group(1)
+        self.target = re.search(r"stablehlo\.custom_call @([\w$.]+)\(", line).group(1)
         head, signature = line.rsplit(" : ", 1)
         operands, results = signature.split(" -> ")
         self.attributes = head
@@ -376,3 +376,42 @@ def test_last_writer_only_keeps_one_row_per_slot():
         for slot, t in last.items():
             want[t] = slot
         np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- batch_invariant, automatic
+
+
+@pytest.mark.parametrize("num_tokens", [1, 2, 4, 128])
+def test_auto_batch_invariant_takes_one_implementation_at_every_batch(on, num_tokens):
+    """Under implementation=None a token alone (T = 1, where the table otherwise takes
+    Pallas on Hopper) and the same token in a batch reach the same kernel, with the
+    invariant split rule (the same split count whatever T)."""
+    on(H200)
+    specs = attention_specs(num_tokens, 64, 2048)
+    with jgn.lowering_for(H200):
+        (call,) = custom_calls(lowered(attention(None, 0.0625, batch_invariant=True), *specs))
+    assert call.target == targets.SM90_SPARSE_MLA
+    splits = targets.sm90_num_splits(64, 2048)
+    assert call.results[3] == tensor((num_tokens, splits, 64), jnp.float32)
+
+
+def test_auto_batch_invariant_false_is_the_plain_choice(on):
+    on(H200)
+    specs = attention_specs(1, 64, 2048)
+    with jgn.lowering_for(H200):
+        plain = custom_calls(lowered(attention(None, 0.0625), *specs))
+        explicit = custom_calls(lowered(attention(None, 0.0625, batch_invariant=False), *specs))
+    assert [c.target for c in explicit] == [c.target for c in plain]
+    assert targets.SM90_SPARSE_MLA not in [c.target for c in plain]  # T = 1: Pallas on Hopper
+
+
+def test_auto_batch_invariant_where_nothing_honours_it_says_so():
+    """On an SM120 card and on this CPU host no implementation honours it: a clear error,
+    not a silent call without the promise."""
+    specs = attention_specs(1, 8, 64)
+    fn = jax.jit(attention(None, 0.0625, batch_invariant=True))
+    pattern = r"batch_invariant=True\) with implementation=None: no implementation that honours it.*cuda: "
+    with jgn.lowering_for(SM120), pytest.raises(ValueError, match=pattern):
+        fn.trace(*specs)
+    with pytest.raises(ValueError, match=pattern):
+        fn.trace(*specs)
