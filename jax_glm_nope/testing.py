@@ -305,3 +305,116 @@ def make_case(
     q16 = q.astype(ml_dtypes.bfloat16)
     label = f"seed={seed} T={num_tokens} H={num_heads} K={num_candidates} {'wide' if wide else 'tame'}"
     return Case(q16, pool, indices, topk_lens, sm_scale, label)
+
+
+# ------------------------------------------------------------ extreme ranges
+
+SCORE_ROUNDING = 2.0**-16  # allowed score error per unit of sm_scale * sum_i |q_i k_i| (float32)
+
+
+def score_magnitude(case: Case) -> np.ndarray:
+    """``[T, H]``: the largest ``|sm_scale| * sum_i |q_i k_i|`` over each token's active
+    candidates (0 where none): the magnitude of a score's terms, which bounds what float32
+    rounding can leave of a score whose terms cancel."""
+    q = np.abs(case.q.astype(np.float64))
+    pool = np.asarray(case.pool).reshape(-1, np.asarray(case.pool).shape[-1])
+    active = active_mask(case.indices, case.topk_lens, len(pool))
+    out = np.zeros(q.shape[:2])
+    for t in range(q.shape[0]):
+        slots = case.indices[t][active[t]]
+        if slots.size:
+            keys = np.abs(dequantize_f64(pool[slots]))
+            with np.errstate(over="ignore"):
+                out[t] = abs(case.sm_scale) * np.max(q[t] @ keys.T, axis=-1)
+    return out
+
+
+def extreme_case(kind: str, seed: int = 0) -> Case:
+    """A small call at an edge of the float32 range (docs/semantics.md, "Ranges"):
+
+    - ``large_sm_scale``: std-1 rows and queries, ``sm_scale = 1e35`` (lse ~1e36);
+    - ``bf16_max_queries``: queries at the bfloat16 maximum, ``sm_scale = 1e-4``;
+    - ``lse_near_float32_max``: ``sm_scale`` chosen so the largest lse is 3e38, finite;
+    - ``lse_overflows``: ``sm_scale = 3.4e38``, every lse beyond float32 (+inf);
+    - ``tiny_rows``: rows of magnitude 1e-34 (normal values, normal scales);
+    - ``tiny_rows_large_sm_scale``: rows of 1e-32, ``sm_scale = 1e34`` (spreads of ~1000 nats);
+    - ``rows_near_float32_max``: rows ``quantize`` writes up to 3e38, queries of 1e-36;
+    - ``cancelling_rows_near_float32_max``: +-3e38 tiles whose terms cancel exactly, so
+      the true score is 0 and float32 can only bound it (:func:`score_magnitude`).
+
+    Every row no candidate references is poisoned (slot 0 included).
+    """
+    rng = np.random.default_rng(seed)
+    num_tokens, num_heads, num_slots = 2, 8, 80
+    num_candidates = 64
+    indices = np.stack([rng.permutation(np.arange(1, num_slots))[:num_candidates] for _ in range(num_tokens)])
+    indices = indices.astype(np.int32)
+    indices[1, -3:] = [-1, num_slots, np.iinfo(np.int32).min]  # holes stay holes
+    q = rng.standard_normal((num_tokens, num_heads, HEAD_DIM)).astype(np.float32)
+    latent = rng.standard_normal((num_slots, HEAD_DIM)).astype(np.float32)
+    sm_scale = 1 / 16
+    if kind == "large_sm_scale":
+        sm_scale = 1e35
+    elif kind == "bf16_max_queries":
+        q = np.full_like(q, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)) * np.sign(q)
+        sm_scale = 1e-4
+    elif kind in ("lse_near_float32_max", "lse_overflows"):
+        keys = dequantize_f64(quantize_f64(latent))
+        peak = np.max(np.abs(q.astype(ml_dtypes.bfloat16).astype(np.float64) @ keys.T))
+        sm_scale = 3e38 / peak if kind == "lse_near_float32_max" else 3.4e38
+    elif kind == "tiny_rows":
+        latent *= np.float32(1e-34) / np.abs(latent).max()
+    elif kind == "tiny_rows_large_sm_scale":
+        latent *= np.float32(1e-32) / np.abs(latent).max()
+        sm_scale = 1e34
+    elif kind == "rows_near_float32_max":
+        latent *= np.float32(3e38) / np.abs(latent).max()
+        q *= np.float32(1e-36)
+    elif kind == "cancelling_rows_near_float32_max":
+        latent = np.ones_like(latent)
+        latent[::2, : HEAD_DIM // 2] = 3e38  # even rows: +3e38 in tiles 0-1 ...
+        latent[::2, HEAD_DIM // 2 :] = -3e38  # ... and -3e38 in tiles 2-3
+        q = np.ones_like(q)  # q . k = 0 exactly for the even rows, 512 for the others
+    else:
+        raise ValueError(f"kind: unknown extreme case {kind!r}")
+    pool = poison_inactive(quantize_f64(latent), indices, None)
+    label = f"{kind} seed={seed}"
+    return Case(q.astype(ml_dtypes.bfloat16), pool, indices, None, float(sm_scale), label)
+
+
+EXTREME_CASES = (
+    "large_sm_scale",
+    "bf16_max_queries",
+    "lse_near_float32_max",
+    "lse_overflows",
+    "tiny_rows",
+    "tiny_rows_large_sm_scale",
+    "rows_near_float32_max",
+    "cancelling_rows_near_float32_max",
+)
+
+
+def assert_extreme(out, lse, case: Case) -> None:
+    """The contract on :func:`extreme_case` inputs: never NaN (every input is finite); where
+    the true lse overflows float32, ``lse = +inf``; elsewhere the accuracy bound, with the
+    lse error allowed to grow by ``SCORE_ROUNDING`` x :func:`score_magnitude` (what float32
+    can say of a score whose terms cancel) and ``out`` checked where that allowance is
+    below one nat."""
+    out = np.asarray(out, np.float64)
+    lse = np.asarray(lse, np.float64)
+    ref_out, ref_lse = case.reference()
+    where = f" ({case.label})"
+    assert not np.isnan(out).any() and not np.isnan(lse).any(), f"NaN from finite input{where}"
+    empty = np.isneginf(ref_lse)
+    np.testing.assert_array_equal(np.isneginf(lse), empty, err_msg=f"empty heads{where}")
+    overflow = ref_lse > FLOAT32_MAX
+    assert (lse[overflow] == np.inf).all(), f"lse beyond float32 is not +inf{where}"
+    rounding = SCORE_ROUNDING * score_magnitude(case)
+    bound = LSE_TOL * np.maximum(1.0, np.abs(ref_lse)) + rounding
+    ok = ~overflow & ~empty
+    worst = np.max(np.where(ok, np.abs(lse - ref_lse) - bound, -np.inf), initial=-np.inf)
+    assert worst <= 0, f"lse error beyond the bound by {worst:.3e}{where}"
+    tokens = ~(overflow | (rounding > 1.0)).any(axis=1)
+    if tokens.any():
+        out_err, _ = spec3_errors(out[tokens], lse[tokens], ref_out[tokens], ref_lse[tokens])
+        assert out_err.max() <= OUT_RTOL, f"per-token relative L2 error {out_err.max():.3e}{where}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 from typing import cast
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -26,7 +27,17 @@ def _array(x, name: str):
     if not (hasattr(x, "shape") and hasattr(x, "dtype")):
         raise TypeError(f"{name}: expected an array (jax.Array or numpy.ndarray), got {type(x).__name__}")
     check_static_shape(x, name)
+    if isinstance(x, jax.ShapeDtypeStruct):  # has a shape and a dtype, but no values
+        raise TypeError(
+            f"{name}: expected an array (jax.Array or numpy.ndarray), got a jax.ShapeDtypeStruct "
+            f"{_shape_text(x.shape)} {_dtype_name(x)} (an abstract value: pass it to jax.jit(f).lower, "
+            "jax.eval_shape or jax.export, which trace the call, not to the function itself)"
+        )
     return x
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def check_static_shape(x, name: str) -> tuple[int, ...]:
@@ -38,10 +49,9 @@ def check_static_shape(x, name: str) -> tuple[int, ...]:
     """
     shape = tuple(x.shape)
     if not all(isinstance(d, numbers.Integral) for d in shape):
-        shown = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
         raise ValueError(
             f"{name}: shapes must be static (symbolic dimensions from jax.export shape "
-            f"polymorphism are not supported; export one artifact per shape), got shape {shown}"
+            f"polymorphism are not supported; export one artifact per shape), got shape {_shape_text(shape)}"
         )
     return tuple(int(d) for d in shape)
 

@@ -120,6 +120,28 @@ class AttentionSuite:
             assert not np.isnan(np.asarray(out.astype(jnp.float32))).any()
             assert not np.isnan(np.asarray(lse)).any()
 
+    @pytest.mark.parametrize("kind", jt.EXTREME_CASES)
+    def test_extreme_ranges(self, kind):
+        """Scores near the float32 limits (sm_scale 1e35, bf16-max queries, lse at 3e38 and
+        beyond), rows of 1e-34 and of 3e38: no NaN, +inf where the lse overflows, and the
+        accuracy bound (up to what float32 can say of cancelling terms)."""
+        case = jt.extreme_case(kind)
+        out, lse = self.run_case(case)
+        jt.assert_extreme(out, lse, case)
+
+    def test_under_jax_enable_x64(self):
+        """64-bit mode (common in scientific JAX code) changes nothing: int32/bf16/f32 in and
+        out, the same bound."""
+        case, ref = build_case(tuple(sorted(self.CASES[0].items())))
+        lens = None if case.topk_lens is None else jnp.asarray(case.topk_lens)
+        with jax.enable_x64(True):
+            fn = jax.jit(self.attend, static_argnums=3)
+            out, lse = fn(
+                jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), case.sm_scale, lens
+            )
+        assert out.dtype == jnp.bfloat16 and lse.dtype == jnp.float32
+        jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=case.label)
+
     def test_negative_scales(self):
         rows = np.array(jgn.quantize(jnp.ones((2, 512))))
         scales = rows[:, 512:528].copy().view("<f4")

@@ -312,3 +312,48 @@ def test_check_bool_accepts_bools(value):
 def test_check_bool_rejects_truthy_objects(value):
     with pytest.raises(TypeError, match="^interpret: expected a bool"):
         validate.check_bool(value, "interpret")
+
+
+# --- abstract values and int32 limits at the boundary ---
+
+SPEC_POOL = jax.ShapeDtypeStruct((16, 528), jnp.uint8)
+
+
+@pytest.mark.parametrize(
+    "fn, name",
+    [
+        (lambda: jgn.sparse_mla(Q, SPEC_POOL, IDX, 0.1), "pool"),
+        (lambda: jgn.sparse_mla(jax.ShapeDtypeStruct(Q.shape, Q.dtype), POOL, IDX, 0.1), "q"),
+        (lambda: jgn.sparse_mla(Q, POOL, jax.ShapeDtypeStruct(IDX.shape, IDX.dtype), 0.1), "indices"),
+        (lambda: jgn.write_kv(SPEC_POOL, jnp.zeros((1, 512)), jnp.zeros((1,), jnp.int32)), "pool"),
+        (lambda: jgn.quantize(jax.ShapeDtypeStruct((1, 512), jnp.float32)), "latent"),
+        (lambda: jgn.dequantize(SPEC_POOL), "rows"),
+        (lambda: jgn.repack(SPEC_POOL, 656), "pool"),
+        (lambda: jgn.pad_candidates(jax.ShapeDtypeStruct((1, 5), jnp.int32)), "indices"),
+    ],
+)
+def test_an_abstract_value_called_eagerly_is_named(fn, name):
+    """A ``jax.ShapeDtypeStruct`` has a shape and a dtype but no values: outside a trace
+    it is a TypeError naming the argument (it used to fail deep inside, unnamed)."""
+    with pytest.raises(TypeError, match=rf"^{name}: expected an array .* got a jax\.ShapeDtypeStruct"):
+        fn()
+
+
+def test_an_abstract_value_traced_is_fine():
+    out, lse = jax.eval_shape(lambda pool: jgn.sparse_mla(Q, pool, IDX, 0.1), SPEC_POOL)
+    assert out.shape == (2, 8, 512) and lse.shape == (2, 8)
+
+
+@pytest.mark.parametrize("page_size", [2**31, 2**40])
+@pytest.mark.parametrize("fn", [jgn.block_tables_to_slots, jgn.block_tables_to_candidate_slots])
+def test_page_size_past_int32_slot_ids(fn, page_size):
+    positions = np.zeros((2,) if fn is jgn.block_tables_to_slots else (2, 3), np.int32)
+    with pytest.raises(ValueError, match=r"^page_size: expected at most 2\*\*31 - 1 .* got \d+"):
+        fn(np.zeros((1, 1), np.int32), positions, np.zeros(2, np.int32), page_size)
+
+
+def test_largest_int32_page_size_maps_page_zero():
+    slots = jgn.block_tables_to_slots(
+        np.zeros((1, 1), np.int32), np.array([0, 5, -1], np.int32), np.zeros(3, np.int32), 2**31 - 1
+    )
+    np.testing.assert_array_equal(np.asarray(slots), [0, 5, -1])

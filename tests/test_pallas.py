@@ -5,12 +5,14 @@ the split merge, shard_map, the schedule table and the predicates."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import jax_glm_nope as jgn
 from jax_glm_nope import device, layout, sparse_mla
 from jax_glm_nope import testing as jt
 from jax_glm_nope.implementations import Shapes
@@ -175,10 +177,182 @@ def test_predicates():
         device_unsupported(cpu, interpret="yes")
 
 
-def test_pool_size_limit_is_a_shape_predicate():
-    """Pools of 2-4 GiB would overflow the kernel's int32 offsets: auto routes around them."""
+# ------------------------------------------------- pools of every size (64-bit offsets)
+
+H200 = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
+L40S = device.Device("cuda", "NVIDIA L40S", (8, 9), 142)  # Ada: Pallas is its only GPU kernel
+TRITON_TARGET = "__gpu$xla.gpu.triton"
+
+
+def triton_ir(fn, *specs, record=H200) -> list[str]:
+    """The Triton IR (text) of every Pallas kernel that ``jax.jit(fn)`` lowers to for
+    ``record``, lowered on this host (no GPU needed)."""
+    try:
+        from jax._src.lib.mlir import ir
+        from jax._src.lib.triton import dialect as tt_dialect
+    except ImportError as err:  # pragma: no cover - a jax without the Triton dialect
+        pytest.skip(f"this jax cannot parse Triton IR: {err}")
+    with jgn.lowering_for(record):
+        module = jax.jit(fn).trace(*specs).lower(lowering_platforms=("cuda",)).compiler_ir()
+    kernels = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region:
+                for inner in block.operations:
+                    if inner.operation.name == "stablehlo.custom_call":
+                        config = inner.attributes["mhlo.backend_config"]
+                        if "ir" in ir.DictAttr(config):
+                            kernels.append(ir.StringAttr(ir.DictAttr(config)["ir"]).value_bytes)
+                    walk(inner.operation)
+
+    walk(module.operation)
+    texts = []
+    for data in kernels:
+        with ir.Context() as ctx:
+            tt_dialect.register_dialect(ctx)
+            texts.append(str(ir.Module.parse(data)))
+    if not texts:
+        pytest.skip("this jax's Triton custom call carries no Triton IR to read")
+    return texts
+
+
+def attention_specs(pool_shape, num_tokens=1, num_heads=16, num_candidates=128):
+    return (
+        jax.ShapeDtypeStruct((num_tokens, num_heads, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct(pool_shape, jnp.uint8),
+        jax.ShapeDtypeStruct((num_tokens, num_candidates), jnp.int32),
+    )
+
+
+def pool_offset_types(texts) -> set[str]:
+    """The offset types of every pointer into a byte array (the pool) in ``texts``."""
+    pattern = r"tt\.addptr %\S+, %\S+ : tensor<[0-9x]+x!tt\.ptr<i8>>, tensor<[0-9x]+x(i\d+)>"
+    return {kind for text in texts for kind in re.findall(pattern, text)}
+
+
+@pytest.mark.parametrize(
+    ("pool_shape", "offsets"),
+    [
+        ((1 << 20, 528), "i32"),  # 0.5 GiB: int32 offsets reach every byte
+        ((5 << 20, 528), "i64"),  # 2.6 GiB: rows past the 2 GiB line need 64 bits
+        ((81920, 64, 528), "i64"),  # the same as 3-D pages of 64
+        ((3_500_000, 656), "i64"),  # 2.1 GiB of PADDED rows
+        ((9 << 20, 528), "i64"),  # 4.6 GiB: jax's own 64-bit threshold
+    ],
+)
+def test_pools_past_2gib_lower_with_64_bit_offsets(pool_shape, offsets):
+    """Triton sign-extends int32 offsets: in a pool of 2-4 GiB every row past 2**31 bytes
+    would be read 4 GiB too low. Read from the Triton IR the kernel lowers to."""
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16, implementation="pallas")
+
+    assert pool_offset_types(triton_ir(attend, *attention_specs(pool_shape))) == {offsets}
+
+
+@pytest.mark.parametrize(("record", "num_tokens"), [(H200, 1), (L40S, 1), (L40S, 64)])
+def test_automatic_choice_serves_pools_past_2gib_with_pallas(record, num_tokens):
+    """The dispatch table's Pallas rows (H200 decode below 4 tokens; every call on Ada) no
+    longer route a 2.6 GiB pool elsewhere."""
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16)
+
+    specs = attention_specs((5 << 20, 528), num_tokens=num_tokens)
+    assert pool_offset_types(triton_ir(attend, *specs, record=record)) == {"i64"}
+
+
+@pytest.mark.parametrize(
+    ("shape", "itemsize", "needs"),
+    [
+        ((2**31 // 528, 528), 1, False),  # 2**31 - 368 bytes: the last row ends below the line
+        ((2**31 // 528 + 1, 528), 1, True),  # one more row crosses it
+        ((2**32 // 528, 528), 1, True),
+        ((2**32 // 528 + 1, 528), 1, False),  # past 2**32 bytes jax uses 64 bits itself
+        ((5 << 20, 264), 2, False),  # 2-byte elements: offsets count elements, below 2**31
+    ],
+)
+def test_which_arrays_need_64_bit_offsets(shape, itemsize, needs):
+    from jax_glm_nope.implementations.pallas import offsets
+
+    assert offsets.needs_int64_offsets(shape, itemsize) is needs
+    assert offsets.UNSUPPORTED is None  # this jax's lowering takes the 64-bit offsets
+
+
+def test_every_pool_size_is_served():
     shapes = lambda slots: Shapes(1, 8, 64, 528, slots)  # noqa: E731
-    assert shapes_unsupported(shapes(1 << 20)) is None
-    assert shapes_unsupported(shapes(9 << 20)) is None  # > 4 GiB: 64-bit offsets
-    assert "GiB" in shapes_unsupported(shapes(5 << 20))
-    assert shapes_unsupported(shapes(5 << 20), interpret=True) is None
+    for slots in (1 << 20, 4_067_203, 4_067_204, 5 << 20, 8_134_407, 9 << 20):
+        assert shapes_unsupported(shapes(slots)) is None
+
+
+BIG_POOL_SLOTS = 64 * 79_688  # 5,100,032 rows of 528 B: 2.51 GiB, past 2**31 bytes
+LINE_ROW = 2**31 // 528  # the row whose bytes cross the 2 GiB line
+
+
+@pytest.fixture(scope="module")
+def big_pool_case():
+    """A hostile small case (holes, poisoned unreferenced rows, ``topk_lens`` outside
+    ``[0, K]``) moved into a 2.51 GiB pool: its rows land on both sides of the 2 GiB line
+    (the row across it and the last row included), NaN/Inf poison fills every other slot
+    (slot 0 above all), and out-of-range ids stay out of range."""
+    case = jt.make_case(41, 82, 16, 300, num_slots=512, wide=True, with_lens=True)
+    rng = np.random.default_rng(41)
+    near_line = [LINE_ROW - 1, LINE_ROW, LINE_ROW + 1, BIG_POOL_SLOTS - 1, 1]
+    below = rng.choice(np.arange(2, LINE_ROW - 1), 150, replace=False)
+    above = rng.choice(np.arange(LINE_ROW + 2, BIG_POOL_SLOTS - 1), 511 - 150 - len(near_line), replace=False)
+    big_of_small = np.concatenate([[0], near_line, rng.permutation(np.concatenate([below, above]))])
+    big_of_small = big_of_small.astype(np.int64)  # small slot 0 (poisoned, unreferenced) maps to 0
+    assert len(np.unique(big_of_small)) == 512 and (big_of_small[1:] * 528 >= 2**31).sum() > 300
+    idx = case.indices.astype(np.int64)
+    valid = (idx >= 0) & (idx < 512)
+    moved = np.where(valid, big_of_small[np.clip(idx, 0, 511)], idx)
+    moved = np.where(~valid & (idx >= 512), np.minimum(idx - 512 + BIG_POOL_SLOTS, 2**31 - 1), moved)
+    pool = jnp.broadcast_to(jnp.asarray(jt.poison_row(layout.COMPACT)), (BIG_POOL_SLOTS, 528))
+    pool = pool.at[jnp.asarray(big_of_small[1:], jnp.int32)].set(jnp.asarray(case.pool[1:]))
+    return case, pool, jnp.asarray(moved.astype(np.int32)), case.reference()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("page_size", [None, 64])
+@pytest.mark.parametrize(
+    ("implementation", "num_tokens", "num_heads"),
+    [
+        ("pallas", 1, 16),  # decode: one step per split
+        ("pallas", 3, 64),  # 32-head blocks
+        ("pallas", 17, 32),  # gathering ahead
+        ("pallas", 80, 16),
+        (None, 2, 16),  # the automatic choice (Pallas on an H200 below 4 tokens)
+        pytest.param("cuda", 80, 16, marks=pytest.mark.sm90),  # what the other kernels serve
+    ],
+)
+def test_pool_past_2gib_on_the_gpu(big_pool_case, implementation, num_tokens, num_heads, page_size):
+    """The 2.51 GiB pool through the public API, against the float64 reference."""
+    case, pool, indices, (ref_out, ref_lse) = big_pool_case
+    if page_size is not None:
+        pool = pool.reshape(-1, page_size, 528)
+    tokens = slice(2, 2 + num_tokens)  # tokens 0 and 1 of the case attend to nothing
+    q = jnp.asarray(case.q[tokens, :num_heads])
+    lens = jnp.asarray(case.topk_lens[tokens])
+    fn = jax.jit(lambda q, p, i, n: sparse_mla(q, p, i, case.sm_scale, n, implementation=implementation))
+    out, lse = fn(q, pool, indices[tokens], lens)
+    jt.assert_spec3(
+        np.asarray(out.astype(jnp.float32)),
+        np.asarray(lse),
+        ref_out[tokens, :num_heads],
+        ref_lse[tokens, :num_heads],
+        label=f"{case.label} pool of {BIG_POOL_SLOTS} slots",
+    )
+
+
+def test_lowers_for_the_gpu_under_jax_enable_x64():
+    """The kernel code the GPU runs, traced in 64-bit mode (sums of uint32 scale bytes must
+    stay 32-bit): every schedule variant of the table lowers."""
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16, implementation="pallas")
+
+    with jax.enable_x64(True):
+        for num_tokens, num_heads in ((1, 16), (1, 32), (1, 64), (128, 8), (128, 64)):
+            specs = attention_specs((4096, 528), num_tokens, num_heads, 2048)
+            assert pool_offset_types(triton_ir(attend, *specs)) == {"i32"}

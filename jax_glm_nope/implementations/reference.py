@@ -7,13 +7,17 @@ on a CPU gathers 4.6 GB of dequantized values in all, ~64 MB at a time).
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
 from ..candidates import active_candidates
 from ..layout import HEAD_DIM, NUM_TILES, TILE
 from ..quant import unpack_rows
-from .numerics import FLOAT32_MAX, power_of_two_scale
+from .numerics import FLOAT32_MAX, exp2i, power_of_two_exponent, scale_by_power_of_two, split_float
+
+LOG2E = math.log2(math.e)
 
 CHUNK_BYTES = 64 << 20  # dequantized f32 candidates held at once
 
@@ -28,11 +32,12 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     """``q [c, H, 512]`` f32 over ``indices [c, K]`` -> ``(out [c, H, 512] f32, lse [c, H])``.
 
     The robust order of operations every implementation follows (docs/semantics.md):
-    queries scaled by a power of two into [-1, 1]; per tile ``(q . codes) * scale``,
-    clamped to the float32 range; the score ``raw * |q| peak * sm_scale`` (+inf where it
-    overflows, the largest score then) clamped below at -FLOAT32_MAX; softmax weights
-    normalised before they multiply the values; a non-finite referenced input marks its
-    head NaN.
+    queries scaled by a power of two into [-1, 1]; each row's scales scaled by the power
+    of two above its largest, so no per-tile partial score can overflow; the score
+    ``raw * 2^(row + query exponents) * sm_scale`` applied by exact power-of-two steps
+    (+inf where it overflows, the largest score then) and clamped below at
+    -FLOAT32_MAX; the values weighted in the same normalised units and scaled back once;
+    a non-finite referenced input marks its head NaN.
     """
     hi = jax.lax.Precision.HIGHEST
     active = active_candidates(indices, topk_lens, pool.shape[0])
@@ -42,31 +47,43 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     bad_row = active & (jnp.any(jnp.isnan(codes), axis=(2, 3)) | jnp.any(~jnp.isfinite(scales), axis=2))
     bad_q = jnp.any(~jnp.isfinite(q), axis=2)  # [c, H]
     q_peak = jnp.max(jnp.where(jnp.isfinite(q), jnp.abs(q), 0.0), axis=2)
-    q_above, q_inverse = power_of_two_scale(q_peak)
-    q_unit = jnp.where(jnp.isfinite(q), q, 0.0) * q_inverse[..., None]
+    q_exponent = power_of_two_exponent(q_peak)  # [c, H]
+    q_unit = jnp.where(jnp.isfinite(q), q, 0.0) * exp2i(-q_exponent)[..., None]
     q_unit = q_unit.reshape(*q.shape[:2], NUM_TILES, TILE)
     safe_codes = jnp.where(jnp.isnan(codes), 0.0, codes)
     safe_scales = jnp.where(jnp.isfinite(scales), scales, 0.0)
-    partial = jnp.einsum("chtd,cktd->chkt", q_unit, safe_codes, precision=hi)  # |.| <= 128 * 448
-    terms = jnp.clip(partial * safe_scales[:, None], -FLOAT32_MAX, FLOAT32_MAX)
-    # A running sum of finite terms overflows to +-inf but is never NaN; so is its product with a
-    # non-zero factor (sm_scale = 0 makes every score 0).
-    raw = terms[..., 0]
-    for tile in range(1, NUM_TILES):  # in order: a tree sum could meet inf + -inf
-        raw = raw + terms[..., tile]
-    factor = jnp.float32(q_above * jnp.float32(sm_scale))[..., None]
-    scores = jnp.where(factor == 0, 0.0, raw * factor)
+    # Each row's scales in units of the power of two above its largest: |unit| < 4, so
+    # |partial * unit| < 2^21 and the sum of the four tiles is exact-range float32.
+    row_exponent = power_of_two_exponent(jnp.max(jnp.abs(safe_scales), axis=2))  # [c, K]
+    unit_scales = safe_scales * exp2i(-row_exponent)[..., None]
+    partial = jnp.einsum("chtd,cktd->chkt", q_unit, safe_codes, precision=hi)  # |.| <= 4 * 128 * 448
+    raw = jnp.sum(partial * unit_scales[:, None], axis=-1)
+    # score = raw * 2^(row + query exponent) * sm_scale, sm_scale = m * 2^e: the powers of two
+    # are applied in exact steps (overflow to +-inf only where the true score overflows;
+    # sm_scale = 0 makes every score 0).
+    mantissa, exponent = split_float(sm_scale)
+    total_exponent = row_exponent[:, None, :] + q_exponent[..., None] + exponent
+    scores = scale_by_power_of_two(raw * jnp.float32(mantissa), total_exponent, steps=3)
     scores = jnp.maximum(scores, -FLOAT32_MAX)  # +inf stays: the true score overflows float32
     scores = jnp.where(active[:, None, :], scores, -jnp.inf)
     row_max = jnp.max(scores, axis=-1, keepdims=True)
     safe_max = jnp.where(row_max == -jnp.inf, 0.0, row_max)
     top = active[:, None, :] & (scores == row_max)  # exp(0) = 1, also for +inf == +inf
-    probs = jnp.where(top, 1.0, jnp.exp(scores - safe_max))
+    gap = jnp.where(top, 0.0, scores - safe_max)  # <= 0, -inf for inactive candidates
+    probs = jnp.exp(gap)
     total = jnp.sum(probs, axis=-1)
-    weights = probs / jnp.where(total > 0, total, 1.0)[..., None]
-    # (w * s) * code <= |value|: finite whenever the dequantized values are.
-    out = jnp.einsum("chkt,cktd->chtd", weights[..., None] * safe_scales[:, None], safe_codes, precision=hi)
-    out = out.reshape(*q.shape[:2], HEAD_DIM)
+    # The values: weight_j * scale_j * code_j in units of 2^G per head, G the power of two
+    # above the largest weight_j * 2^row_j (taken in the exponent, so neither a tiny weight
+    # nor a tiny row underflows first), the weights divided by the total before they
+    # multiply anything: (w * unit) * code never overflows, and the result is scaled back
+    # by 2^G once.
+    log2_weight = gap * LOG2E + row_exponent[:, None, :]
+    head_exponent = jnp.ceil(jnp.max(jnp.where(active[:, None, :], log2_weight, -jnp.inf), axis=-1))
+    head_exponent = jnp.where(total > 0, head_exponent, 0.0).astype(jnp.int32)  # [c, H]
+    weights = jnp.exp2(log2_weight - head_exponent[..., None]) / jnp.where(total > 0, total, 1.0)[..., None]
+    weights = jnp.where(active[:, None, :], weights, 0.0)
+    out = jnp.einsum("chkt,cktd->chtd", weights[..., None] * unit_scales[:, None], safe_codes, precision=hi)
+    out = scale_by_power_of_two(out.reshape(*q.shape[:2], HEAD_DIM), head_exponent[..., None], steps=3)
     lse = jnp.where(total > 0, row_max[..., 0] + jnp.log(jnp.where(total > 0, total, 1.0)), -jnp.inf)
     bad = (bad_q | jnp.any(bad_row, axis=1)[:, None]) & (total > 0)  # an empty head stays 0 / -inf
     return jnp.where(bad[..., None], jnp.nan, out), jnp.where(bad, jnp.nan, lse)

@@ -7,12 +7,16 @@ once (as fp16, exactly scaled by a power of two), then walks its candidate range
 1. gather ``block_k`` rows of the pool by pointer arithmetic (``row * row_bytes +
    column``); holes, out-of-range slots and columns past ``topk_lens`` are masked
    loads, so their bytes are never read (slot 0 may hold NaN);
-2. per 128-wide tile ``c``: ``scores += (q_c . codes_c^T) * scale_c`` -- the e4m3
-   codes are exact in fp16, the tile's fp32 scale multiplies the 128-wide partial
-   score instead of every element;
-3. an online softmax in base 2 (``sm_scale * log2(e)`` folded into one per-head factor);
-4. per tile: ``acc_c += (p * scale_c) . codes_c`` -- the value-side scale is folded
-   into the probabilities (normalised per head before the fp16 conversion).
+2. per 128-wide tile ``c``: ``scores += (q_c . codes_c^T) * unit_scale_c`` -- the e4m3
+   codes are exact in fp16, and each tile's fp32 scale, in units of the power of two
+   above the step's largest scale, multiplies the 128-wide partial score instead of
+   every element; that power of two, the queries' and ``sm_scale`` come back as two
+   per-head factors;
+3. an online softmax in base 2, halved (``scores = nats * log2(e) / 2``: every finite
+   natural-log lse fits float32);
+4. per tile: ``acc_c += (p * unit_scale_c) . codes_c`` -- the value-side scale is folded
+   into the probabilities (normalised per head before the fp16 conversion); ``acc_c``
+   is a running weighted mean in units of a per-head power of two, scaled back once.
 
 With ``Schedule.prefetch`` step ``i + 1`` is gathered while step ``i`` computes.
 Each program writes its range's normalised output and natural-log LSE; with one split
@@ -33,21 +37,34 @@ from jax.experimental.pallas import triton as plgpu
 
 from ...candidates import valid_slots
 from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
-from ..numerics import FLOAT32_MAX, power_of_two_scale
+from ..numerics import (
+    FLOAT32_MAX,
+    MAX_EXPONENT,
+    MIN_EXPONENT,
+    exp2i,
+    exponent_field,
+    power_of_two_exponent,
+    scale_by_power_of_two,
+    split_float,
+)
 from .schedule import Schedule
 
 LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
 MMA_DTYPE = jnp.float16  # operands of both matrix products (see _row_codes)
-SCORE_SHIFT = 2.0**-16  # score-side scales are shifted by this, the per-head factor by its inverse
+# Scores are kept as nats * log2(e) / 2: exp2 is one instruction, and the halving keeps
+# every score whose lse is finite in float32 (up to 3.4e38 nats) inside the float32 range.
+SCORE_UNITS = LOG2E / 2
+NO_EXPONENT = -(2**20)  # the running value exponent of a head with nothing accumulated yet
 
 
 def _gather(pool_ref, rows, active, start: int, width: int):
     """Bytes ``[start, start + width)`` of each of ``rows``: ``[block_k, width]`` uint8.
 
-    Pointer arithmetic (``row * row_bytes + column``); rows that are not ``active`` are
-    masked loads, never read, and come back as 0. Both indexers are int arrays (the
-    Pallas interpreter cannot mix them with slices).
+    Pointer arithmetic (``row * row_bytes + column``, 64-bit for pools past 2 GiB:
+    ``offsets.py``); rows that are not ``active`` are masked loads, never read, and come
+    back as 0. Both indexers are int arrays (the Pallas interpreter cannot mix them with
+    slices).
     """
     columns = start + lax.iota(jnp.int32, width)
     return plgpu.load(pool_ref.at[rows[:, None], columns[None, :]], mask=active[:, None], other=0)
@@ -66,7 +83,8 @@ def _row_scales(pool_ref, rows, active):
     for tile in range(NUM_TILES):
         start = COMPACT.scales_offset + tile * SCALE_BYTES
         raw = _gather(pool_ref, rows, active, start, SCALE_BYTES)
-        word = jnp.sum(raw.astype(jnp.uint32) << shifts[None, :], axis=1)  # bytes never overlap
+        # The bytes never overlap; dtype=uint32 keeps the word 32-bit under JAX_ENABLE_X64.
+        word = jnp.sum(raw.astype(jnp.uint32) << shifts[None, :], axis=1, dtype=jnp.uint32)
         scales.append(lax.bitcast_convert_type(word, jnp.float32))
     return scales
 
@@ -89,7 +107,8 @@ def _exact_fp16(codes):
 
 
 def _power_of_two_above(x):
-    """``2^(e+1)`` for ``x = m * 2^e``, ``1 <= m < 2`` (x > 0, finite): exact scaling.
+    """``(2^(e+1), 2^-(e+1), e+1)`` for ``x = m * 2^e``, ``1 <= m < 2`` (x > 0, finite):
+    exact scaling, the exponent as int32.
 
     Built from the exponent bits: dividing by a power of two never rounds, so bf16
     queries (8-bit mantissa) stay exact in fp16 (11 bits) after the division.
@@ -98,11 +117,12 @@ def _power_of_two_above(x):
     exponent = jnp.minimum(exponent, 252)  # |q| < 2^125; keeps 2^-(e+1) a normal float
     above = lax.bitcast_convert_type((exponent + 1) << 23, jnp.float32)
     inverse = lax.bitcast_convert_type((253 - exponent) << 23, jnp.float32)
-    return above, inverse
+    return above, inverse, exponent - 126
 
 
 def _unit_queries(q_ref, token, heads):
-    """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power.
+    """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power's
+    exponent (int32 per head).
 
     fp16 has 3 more mantissa bits than bf16 but a narrow range: scaled so the head's
     largest value is in [0.5, 1), every bf16 query value above 2^-17 of the maximum
@@ -116,12 +136,13 @@ def _unit_queries(q_ref, token, heads):
         peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
     finite = peak <= FLOAT32_MAX  # False for inf and NaN (a max may drop NaN: the MMA keeps it)
     peak = jnp.where(peak > 0, peak, 1.0)  # zero (or padding) heads: any scale works
-    above, inverse = _power_of_two_above(jnp.where(finite, peak, 1.0))
-    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], above, ~finite
+    _, inverse, exponent = _power_of_two_above(jnp.where(finite, peak, 1.0))
+    return [(part * inverse[:, None]).astype(MMA_DTYPE) for part in parts], exponent, ~finite
 
 
 def _normalised_weights(probs, scales, axis: int):
-    """``probs * scales`` as fp16 in [-1, 1] per head, and the per-head power of two taken out.
+    """``probs * scales`` as fp16 in [-1, 1] per head, and the exponent (int32 per head) of
+    the power of two taken out (``NO_EXPONENT`` where every weight is zero).
 
     ``axis`` is the candidate axis of ``probs``. The value side multiplies these weights
     by the fp16 codes; dividing by the power of two above the head's largest ``|weight|``
@@ -131,9 +152,12 @@ def _normalised_weights(probs, scales, axis: int):
     ``0 * inf`` NaN); here such a block simply contributes zero.
     """
     weights = probs * (scales[None, :] if axis == 1 else scales[:, None])
-    above, inverse = power_of_two_scale(jnp.max(jnp.abs(weights), axis=axis))
+    peak = jnp.max(jnp.abs(weights), axis=axis)
+    exponent = power_of_two_exponent(peak)
+    inverse = exp2i(-exponent)
     inverse = inverse[:, None] if axis == 1 else inverse[None, :]
-    return (weights * inverse).astype(MMA_DTYPE), above
+    # No (or only subnormal) weight: nothing to accumulate, and no claim on acc's units.
+    return (weights * inverse).astype(MMA_DTYPE), jnp.where(exponent_field(peak) > 0, exponent, NO_EXPONENT)
 
 
 def _kernel(
@@ -170,11 +194,11 @@ def _kernel(
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries, query_peak, bad_query = _unit_queries(q_ref, token, heads)
-    # Scores are kept in base 2 (exp2 is one instruction): fold log2(e), sm_scale and the
-    # queries' normalisation into one per-head factor.
-    head_factor = query_peak * (sm_scale * LOG2E)
-    score_factor = jnp.minimum(jnp.maximum(head_factor * (1 / SCORE_SHIFT), -FLOAT32_MAX), FLOAT32_MAX)
+    queries, query_exponent, bad_query = _unit_queries(q_ref, token, heads)
+    # The per-head score factor 2^(query exponent) * sm_scale * SCORE_UNITS, its mantissa
+    # static; a step adds the exponent of its scales' unit (attend).
+    mantissa, exponent = split_float(sm_scale * SCORE_UNITS)
+    head_exponent = query_exponent + exponent
     per_head = (lambda v: v[None, :]) if major else (lambda v: v[:, None])
     per_cand = (lambda v: v[:, None]) if major else (lambda v: v[None, :])
 
@@ -193,12 +217,22 @@ def _kernel(
         return active, tuple(scales), tuple(codes)
 
     def attend(carry, fetched):
-        row_max, row_sum, acc, bad = carry
+        row_max, row_sum, acc, acc_exponent, bad = carry
         active, scales, raw_codes = fetched
         codes = [_exact_fp16(raw) for raw in raw_codes]
-        # Per candidate (cheap): the score side's scales, shifted by 2^-16 so that no tile
-        # term (|q . codes| <= 128 * 448 < 2^16) overflows, and NaN where not finite.
-        score_scales = [jnp.where(jnp.abs(sc) <= FLOAT32_MAX, sc * SCORE_SHIFT, jnp.nan) for sc in scales]
+        # Per candidate (cheap): the scales in units of the power of two above the step's
+        # largest finite scale, so no tile term (|q . codes| <= 128 * 448 * 4, |unit| < 4)
+        # overflows and a row of tiny but normal scales keeps its precision; NaN where a
+        # scale is not finite.
+        finite = [jnp.abs(sc) <= FLOAT32_MAX for sc in scales]
+        peak = jnp.where(finite[0], jnp.abs(scales[0]), 0.0)
+        for ok, sc in zip(finite[1:], scales[1:], strict=True):
+            peak = jnp.maximum(peak, jnp.where(ok, jnp.abs(sc), 0.0))
+        step_exponent = power_of_two_exponent(jnp.max(peak))
+        step_inverse = exp2i(-step_exponent)
+        unit_scales = [
+            jnp.where(ok, sc * step_inverse, jnp.nan) for ok, sc in zip(finite, scales, strict=True)
+        ]
         scores = None
         for c in range(NUM_TILES):
             # One 128-wide partial score per scale tile, scaled once per candidate.
@@ -206,15 +240,19 @@ def _kernel(
                 partial = _dot(codes[c], queries[c], trans_b=True)
             else:
                 partial = _dot(queries[c], codes[c], trans_b=True)
-            term = partial * per_cand(score_scales[c])  # finite for finite input
-            scores = term if scores is None else scores + term  # may reach +-inf, never NaN
+            term = partial * per_cand(unit_scales[c])  # |term| < 2^21 for finite input
+            scores = term if scores is None else scores + term
         # NaN here means a NaN code, a non-finite scale (made NaN above) or a NaN query.
         hit = jnp.where((scores != scores) & per_cand(active), 1.0, 0.0)
         bad = jnp.maximum(bad, jnp.max(hit, axis=cand_axis))
         if sm_scale == 0:  # static: every score is 0 (inf * 0 would be NaN)
             scores = jnp.zeros_like(scores)
         else:
-            scores = scores * per_head(score_factor)
+            # score = raw * mantissa * 2^e as two per-head factors of the same direction
+            # (both >= 1 or both <= 1): nothing overflows before the score itself does.
+            e = head_exponent + step_exponent
+            first = jnp.minimum(jnp.maximum(e, MIN_EXPONENT), MAX_EXPONENT)
+            scores = scores * per_head(mantissa * exp2i(first)) * per_head(exp2i(e - first))
         # Clamped to the float32 range: a score that overflows becomes the largest, and
         # the head's lse is then +inf (below), never NaN.
         scores = jnp.minimum(jnp.maximum(scores, -FLOAT32_MAX), FLOAT32_MAX)
@@ -222,25 +260,33 @@ def _kernel(
         new_max = jnp.maximum(row_max, jnp.max(scores, axis=cand_axis))
         # A head with nothing active yet keeps max -inf; subtract 0 so exp2 gives 0, not NaN.
         safe_max = jnp.where(new_max == -jnp.inf, 0.0, new_max)
-        correction = jnp.exp2(row_max - safe_max)
-        probs = jnp.exp2(scores - per_head(safe_max))
+        correction = jnp.exp2((row_max - safe_max) * 2.0)  # scores are half base-2 units
+        probs = jnp.exp2((scores - per_head(safe_max)) * 2.0)
         new_sum = row_sum * correction + jnp.sum(probs, axis=cand_axis)
         # acc holds the running weighted mean, so it never exceeds the largest |value|:
         # new_sum >= 1 once anything is active (the maximum's weight is 1).
         inv_sum = jnp.where(new_sum > 0, 1.0 / jnp.where(new_sum > 0, new_sum, 1.0), 0.0)
         keep = row_sum * correction * inv_sum
-        new_acc = []
+        new_acc, new_exponent = [], []
         for c in range(NUM_TILES):
             # The value-side scale is folded into the probabilities, not into 64K values.
-            weights, above = _normalised_weights(probs, scales[c], cand_axis)
+            weights, weight_exponent = _normalised_weights(probs, unit_scales[c], cand_axis)
             if major:  # out^T [128, block_h] += codes^T . weights
                 update = lax.dot_general(
                     codes[c], weights, (((0,), (0,)), ((), ())), preferred_element_type=jnp.float32
                 )
             else:
                 update = _dot(weights, codes[c])
-            new_acc.append(acc[c] * per_head(keep) + update * per_head(above * inv_sum))
-        return new_max, new_sum, tuple(new_acc), bad
+            # acc_c is kept in units of 2^acc_exponent_c (per head): the largest weight *
+            # scale seen so far, so neither a tiny row nor a small weight underflows, and
+            # older steps fade by their true ratio to it.
+            step = weight_exponent + step_exponent
+            exponent_c = jnp.maximum(acc_exponent[c], step)
+            old = keep * exp2i(acc_exponent[c] - exponent_c)
+            new = inv_sum * exp2i(step - exponent_c)
+            new_acc.append(acc[c] * per_head(old) + update * per_head(new))
+            new_exponent.append(exponent_c)
+        return new_max, new_sum, tuple(new_acc), tuple(new_exponent), bad
 
     def step(i, carry):
         return attend(carry, fetch(i, candidate_slots(i)))
@@ -259,25 +305,31 @@ def _kernel(
         jnp.full((block_h,), -jnp.inf, jnp.float32),
         jnp.zeros((block_h,), jnp.float32),
         tuple(jnp.zeros(acc_shape, jnp.float32) for _ in range(NUM_TILES)),
+        tuple(jnp.full((block_h,), NO_EXPONENT, jnp.int32) for _ in range(NUM_TILES)),
         jnp.where(bad_query, 1.0, 0.0),
     )
     if sched.prefetch:
         first = (init, fetch(0, candidate_slots(0)), candidate_slots(1))
-        (row_max, row_sum, acc, bad), _, _ = lax.fori_loop(0, tiles_per_split, prefetching_step, first)
+        (row_max, row_sum, acc, acc_exponent, bad), _, _ = lax.fori_loop(
+            0, tiles_per_split, prefetching_step, first
+        )
     else:
-        row_max, row_sum, acc, bad = lax.fori_loop(0, tiles_per_split, step, init)
+        row_max, row_sum, acc, acc_exponent, bad = lax.fori_loop(0, tiles_per_split, step, init)
     # Non-finite referenced input marks the head NaN in out and lse, never the empty
     # sentinel; an empty head gets out = 0, lse = -inf, whatever q is. Active scores are
     # clamped to >= -FLOAT32_MAX, so the max stays -inf exactly when nothing is active.
     nonempty = row_max != -jnp.inf
     bad = (bad > 0) & nonempty
     for c in range(NUM_TILES):
-        value = jnp.where(per_head(bad), jnp.nan, acc[c])
+        value = scale_by_power_of_two(acc[c], per_head(jnp.where(nonempty, acc_exponent[c], 0)))
+        value = jnp.where(per_head(bad), jnp.nan, value)
         value = (value.T if major else value).astype(out_ref.dtype)
-        plgpu.store(out_ref.at[split, token, heads, pl.ds(c * TILE, TILE)], value)
-    lse = jnp.where(nonempty, row_max * LN2 + jnp.log(jnp.where(row_sum > 0, row_sum, 1.0)), -jnp.inf)
-    lse = jnp.where(row_max >= FLOAT32_MAX, jnp.inf, lse)  # the true lse overflows float32
-    plgpu.store(lse_ref.at[split, token, heads], jnp.where(bad, jnp.nan, lse))
+        # Plain ref stores (Triton lowers them like plgpu.store without a mask); the
+        # interpreter's plgpu.store mixes int32 and int64 indices under JAX_ENABLE_X64.
+        out_ref[split, token, heads, pl.ds(c * TILE, TILE)] = value
+    # A saturated maximum (the true score overflows) gives +inf here.
+    lse = jnp.where(nonempty, row_max * (2 * LN2) + jnp.log(jnp.where(row_sum > 0, row_sum, 1.0)), -jnp.inf)
+    lse_ref[split, token, heads] = jnp.where(bad, jnp.nan, lse)
 
 
 def _varying_axes(x) -> frozenset:
