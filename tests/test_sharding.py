@@ -119,13 +119,14 @@ def test_export_for_an_h200_under_shard_map_default_checks(layout):
         jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(mesh, spec))
         for (shape, dtype), spec in zip(shapes, specs, strict=True)
     ]
-    with jgn.lowering_for(H200):
-        exported = export.export(step, platforms=("cuda",), disabled_checks=jgn.export_disabled_checks())(
-            *args
-        )
-    text = exported.mlir_module()
-    assert "@jax_glm_nope_write_kv" in text and "@jax_glm_nope_sm90_sparse_mla" in text
-    assert exported.nr_devices == mesh.size
+    for platforms in (("cuda",), ("cpu", "cuda")):  # the GPU alone, or one artifact for both
+        with jgn.lowering_for(H200):
+            exported = export.export(step, platforms=platforms, disabled_checks=jgn.export_disabled_checks())(
+                *args
+            )
+        text = exported.mlir_module()
+        assert "@jax_glm_nope_write_kv" in text and "@jax_glm_nope_sm90_sparse_mla" in text
+        assert exported.nr_devices == mesh.size and exported.platforms == platforms
 
 
 # ------------------------------------------------------------------ the stacked pool, sharded
