@@ -54,11 +54,13 @@ def test_cli_capacity_json_matches_library():
     assert [r["cached_tokens"] for r in data["rows"]] == [r.cached_tokens for r in lib]
 
 
-def test_cli_capacity_table_and_errors():
-    done = run_cli("capacity", "--memory", "80GiB")
-    assert done.returncode == 0 and "COMPACT fp8" in done.stdout and "BF16 latent" in done.stdout
-    bad = run_cli("capacity", "--memory", "lots")
-    assert bad.returncode == 2 and "memory: expected a size" in bad.stderr
+def test_cli_capacity_table_and_errors(capsys):
+    assert cli.main(["capacity", "--memory", "80GiB"]) == 0
+    table = capsys.readouterr().out
+    assert "COMPACT fp8" in table and "BF16 latent" in table
+    with pytest.raises(SystemExit) as info:
+        cli.main(["capacity", "--memory", "lots"])
+    assert info.value.code == 2 and "memory: expected a size" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
@@ -86,13 +88,12 @@ def test_version_through_python_m_and_main(capsys):
     assert info.value.code == 0 and capsys.readouterr().out.strip() == f"jax-glm-nope {jgn.__version__}"
 
 
-def test_cli_info_json_reports_the_device_implementations_and_native_parts():
+def test_cli_info_json_reports_the_device_implementations_and_native_parts(capsys):
     from jax_glm_nope import device, dispatch
     from jax_glm_nope.native import build, toolchain
 
-    done = run_cli("info", "--json")
-    assert done.returncode == 0, done.stderr
-    data = strict_json(done.stdout)
+    assert cli.main(["info", "--json"]) == 0
+    data = strict_json(capsys.readouterr().out)
     here = device.current()
     assert data["device"] == {
         "platform": here.platform,
