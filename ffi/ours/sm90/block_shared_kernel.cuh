@@ -49,8 +49,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   const int g = lane >> 2;  // mma group: row of A/C, column (head) of B
   const int q4 = lane & 3;  // thread in group
 
-  prepare_q<HP, NWG * kConsumerWarps, false, false, 2>(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost,
-                                                       sm.bad_head);  // 2 heads ahead: 4 spill at 168 registers
+  prepare_q<HP, NWG * kConsumerWarps>(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
   ptx::all_consumers_sync<NWG>();
 
   // Online-softmax state, base 2: C layout (heads 8j + 2q4 + i) and B layout (head 8j + g),

@@ -16,9 +16,9 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   const int h = blockIdx.y;
   const int splits = p.num_splits;
   const int64_t base = int64_t(token) * splits * p.heads + h;  // part_lse index of split 0
-  // Loads are issued 16 splits at a time before the ordered merge (b = 1 has 32 splits:
-  // one global latency per 16 splits instead of per split); same arithmetic and order.
-  constexpr int kAhead = 16;
+  // Loads are issued 8 splits at a time before the ordered merge (b = 1 has 32 splits:
+  // one global latency per 8 splits instead of per split); same arithmetic and order.
+  constexpr int kAhead = 8;
   float m = -INFINITY;
   bool nan = false;
 #pragma unroll 8

@@ -69,90 +69,66 @@ __host__ __device__ constexpr int q_core_offset(int n, int d) {
 // ---------------------------------------------------------------------------
 // q -> fp16 in shared memory, one padded row per head, by the kWarps consumer warps.
 
-// One head of q -> fp16 (see prepare_q): lo, hi are the head's dims 8 lane .. 8 lane + 7
-// and 256 + 8 lane .. 256 + 8 lane + 7 as bf16 bits (zeros for an absent head).
-template <int HP, bool kCore, bool kNatural>
-__device__ __forceinline__ void prepare_q_head(const SparseMlaParams& p, int h, int lane, uint4 lo,
-                                               uint4 hi, uint8_t* qhat, float* qpre, float* qpost,
-                                               int* bad_head) {
-  float v[16];
-  const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    v[2 * k] = __uint_as_float(words[k] << 16);
-    v[2 * k + 1] = __uint_as_float(words[k] & 0xffff0000u);
-  }
-  float amax = 0.0f;
-  bool finite = true;
-#pragma unroll
-  for (int i = 0; i < 16; ++i) {
-    amax = fmaxf(amax, fabsf(v[i]));
-    finite = finite && isfinite(v[i]);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(~0u, amax, o));
-  const bool bad = __any_sync(~0u, !finite);
-  const int e1 = amax == 0.0f ? 0 : exponent_bound(amax);  // max|q| < 2^e1
-  const float down = pow2(-e1);
-  uint32_t packed[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
-  if constexpr (kCore) {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int d = (i / 4) * 256 + lane * 8 + 2 * (i % 4);  // dims d, d + 1
-      *reinterpret_cast<uint32_t*>(qhat + (kNatural ? core_offset<HP>(h, d) : q_core_offset<HP>(h, d))) =
-          packed[i];
-    }
-  } else {
-    uint8_t* dst = qhat + h * kQRowBytes;
-    *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-    *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
-        make_uint4(packed[4], packed[5], packed[6], packed[7]);
-  }
-  if (lane == 0) {
-    // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
-    const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
-    qpre[h] = fabsf(f) <= 1.0f ? f : 1.0f;
-    qpost[h] = fabsf(f) <= 1.0f ? 1.0f : f;
-    bad_head[h] = bad;
-  }
-}
-
 // kCore: the candidates-major kernel's layout instead (q_core_offset); with
 // kNatural, core_offset (the heads-major kernel's A operand). The CTA's heads are
 // h0 .. h0 + nheads - 1 of the token (all of them when nheads < 0).
-template <int HP, int kWarps, bool kCore = false, bool kNatural = false, int kAhead = 8>
+template <int HP, int kWarps, bool kCore = false, bool kNatural = false>
 __device__ __forceinline__ void prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
                                           uint8_t* qhat, float* qpre, float* qpost,
                                           int* bad_head, int h0 = 0, int nheads = -1) {
   if (nheads < 0) nheads = p.heads;
   // q -> fp16 scaled by 2^-e1 per head (e1 from the exponent of max|q_h|, clamped so
   // the factor is a normal float); the factor goes back into the score factor.
-  // The loads of kAhead of the warp's heads are issued before the first is used: one
-  // global latency per kAhead heads instead of one per head (with 64 heads over 8 warps
-  // the loop would otherwise wait eight times, and the first block's MMAs wait on q̂).
-  constexpr int kPerWarp = (HP + kWarps - 1) / kWarps;
-  constexpr int kBatch = kPerWarp < kAhead ? kPerWarp : kAhead;
-#pragma unroll 1
-  for (int n0 = 0; n0 < kPerWarp; n0 += kBatch) {
-    uint4 raw[kBatch][2];
+  for (int h = warp; h < HP; h += kWarps) {
+    float v[16];
+    if (h < nheads) {
+      const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h0 + h) * L::kHeadDim;
+      const uint4 lo = *reinterpret_cast<const uint4*>(src + lane * 8);
+      const uint4 hi = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
+      const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
-    for (int n = 0; n < kBatch; ++n) {
-      const int h = warp + (n0 + n) * kWarps;
-      raw[n][0] = raw[n][1] = make_uint4(0u, 0u, 0u, 0u);  // absent heads: zeros
-      if (h < HP && h < nheads) {
-        const __nv_bfloat16* src = p.q + (int64_t(token) * p.heads + h0 + h) * L::kHeadDim;
-        raw[n][0] = *reinterpret_cast<const uint4*>(src + lane * 8);
-        raw[n][1] = *reinterpret_cast<const uint4*>(src + 256 + lane * 8);
+      for (int i = 0; i < 8; ++i) {
+        v[2 * i] = __uint_as_float(words[i] << 16);
+        v[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
       }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) v[i] = 0.0f;
+    }
+    float amax = 0.0f;
+    bool finite = true;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      amax = fmaxf(amax, fabsf(v[i]));
+      finite = finite && isfinite(v[i]);
     }
 #pragma unroll
-    for (int n = 0; n < kBatch; ++n) {
-      const int h = warp + (n0 + n) * kWarps;
-      if (h >= HP) break;  // warp-uniform
-      prepare_q_head<HP, kCore, kNatural>(p, h, lane, raw[n][0], raw[n][1], qhat, qpre, qpost,
-                                          bad_head);
+    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(~0u, amax, o));
+    const bool bad = __any_sync(~0u, !finite);
+    const int e1 = amax == 0.0f ? 0 : exponent_bound(amax);  // max|q| < 2^e1
+    const float down = pow2(-e1);
+    uint32_t packed[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) packed[i] = pack_f16x2(v[2 * i] * down, v[2 * i + 1] * down);
+    if constexpr (kCore) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int d = (i / 4) * 256 + lane * 8 + 2 * (i % 4);  // dims d, d + 1
+        *reinterpret_cast<uint32_t*>(qhat + (kNatural ? core_offset<HP>(h, d) : q_core_offset<HP>(h, d))) =
+            packed[i];
+      }
+    } else {
+      uint8_t* dst = qhat + h * kQRowBytes;
+      *reinterpret_cast<uint4*>(dst + lane * 16) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+      *reinterpret_cast<uint4*>(dst + 512 + lane * 16) =
+          make_uint4(packed[4], packed[5], packed[6], packed[7]);
+    }
+    if (lane == 0) {
+      // sm_scale * log2(e) * 2^e1, clamped: a finite factor keeps 0 * factor a zero.
+      const float f = clamp_finite(ldexpf(p.sm_scale * kLog2e, e1));
+      qpre[h] = fabsf(f) <= 1.0f ? f : 1.0f;
+      qpost[h] = fabsf(f) <= 1.0f ? 1.0f : f;
+      bad_head[h] = bad;
     }
   }
 }
