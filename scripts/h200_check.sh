@@ -6,7 +6,8 @@
 # `git archive e0e3ff1 jax_glm_nope` tree) also runs scripts/pallas_nan_regression.py;
 # SUITE=0 skips the GPU suite; BENCH2="..." runs a second benchmark into $OUT/bench2;
 # SELFTEST=1 first runs research/sm90_selftest.sh (no timings: --no-bench); EXPORT=1 exports
-# sparse_mla with JAX on the CPU (JAX_PLATFORMS=cpu) and runs the artifact on the GPU.
+# sparse_mla with JAX on the CPU (JAX_PLATFORMS=cpu) and runs the artifact on the GPU; EXAMPLE=1
+# runs scripts/example_dense_diagnosis.py and examples/decode_loop.py --check-dense.
 set -o pipefail
 OUT=${OUT:-h200_logs}
 mkdir -p "$OUT"
@@ -30,8 +31,7 @@ start=$(date +%s)
 python3 -m jax_glm_nope.native.build --archs sm_90a 2>&1 | tee "$OUT/build.log" || status=1
 cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null
 echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/build.log"
-tests="tests/test_attention.py"
-for extra in tests/test_kv_rows_gpu.py; do [ -f "$extra" ] && tests="$tests $extra"; done
+tests="tests"  # every test marked gpu (the attention suite, KV rows, batch invariance, Pallas pools past 2 GiB, ...)
 if [ "${SUITE:-1}" = 1 ]; then  # SUITE=0: benchmark or export only
   timeout "${TEST_TIMEOUT:-420}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
     ${1:+-k "$1"} $tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1
@@ -39,6 +39,11 @@ fi
 if [ "${EXPORT:-0}" = 1 ]; then  # made on a CPU-only JAX, run on the GPU
   { JAX_PLATFORMS=cpu timeout 200 python3 scripts/export_roundtrip.py write /tmp/jgn_export &&
     timeout 200 python3 scripts/export_roundtrip.py run /tmp/jgn_export; } 2>&1 | tee "$OUT/export.log" || status=1
+fi
+if [ "${EXAMPLE:-0}" = 1 ]; then  # the example's own dense check, per suspect, then the README command
+  timeout 300 python3 scripts/example_dense_diagnosis.py --out "$OUT" 2>&1 | tee "$OUT/diagnosis.log" || status=1
+  timeout 150 python3 examples/decode_loop.py --check-dense --json "$OUT/example.json" 2>&1 \
+    | tee "$OUT/example.log" || status=1
 fi
 if [ -n "$OLD_TREE" ]; then  # the 0.1.0 Pallas NaN, before and after, same inputs
   timeout 200 python3 scripts/pallas_nan_regression.py --old "$OLD_TREE" 2>&1 | tee "$OUT/nan_regression.log"
