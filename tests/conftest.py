@@ -1,4 +1,11 @@
+import contextlib
 import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 
 # Several CPU devices for the shard_map tests; must be set before jax is imported.
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
@@ -39,6 +46,13 @@ def pytest_collection_modifyitems(config, items):
         for name, (skip, why) in skips.items():
             if skip and name in item.keywords:
                 item.add_marker(pytest.mark.skip(reason=why))
+    config.stash.setdefault(_NATIVE, {})["have_nvcc"] = have_nvcc
+
+
+def pytest_collection_finish(session):
+    config = session.config
+    if not config.option.collectonly:  # the items as -k / -m left them
+        _start_native_build(config, session.items, config.stash.get(_NATIVE, {}).get("have_nvcc", False))
 
 
 def pytest_generate_tests(metafunc):
@@ -57,27 +71,126 @@ def spec_id(spec: dict) -> str:
 
 
 NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
+# What the terminal says while the session's build runs (measured on two CPU cores).
+NATIVE_BUILD_MINUTES = "1-2"
+_NATIVE = pytest.StashKey[dict]()
+
+_BUILD_SCRIPT = (
+    "import sys\n"
+    "from jax_glm_nope.native import build\n"
+    "print(build.build(tuple(sys.argv[1:]), flashinfer=True))\n"
+)
+
+
+def say(config, message: str) -> None:
+    """One line on the terminal, under ``-q`` and output capture too (a long step says so)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        if getattr(reporter._tw, "width_of_current_line", 0):  # after -q's progress dots
+            reporter.write("\n")
+        reporter.write_line(message)
+
+
+def _native_cache_dir(config) -> pathlib.Path:
+    """Where the session's real native builds go: ``JAX_GLM_NOPE_CACHE_DIR`` when set (a
+    CI cache), else pytest's cache folder (kept between local runs; the build key names
+    sources, nvcc, archs and FlashInfer, so a stale library is never reused), else a
+    temporary folder (``-p no:cacheprovider``, as CI runs)."""
+    state = config.stash.setdefault(_NATIVE, {})
+    if "cache" not in state:
+        given = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
+        if given:
+            state["cache"] = pathlib.Path(given)
+        else:
+            try:
+                state["cache"] = config.cache.mkdir("jax_glm_nope_native")
+            except (AttributeError, OSError):  # no cache plugin, or a read-only checkout
+                state["cache"] = pathlib.Path(tempfile.mkdtemp(prefix="jax_glm_nope_native_"))
+                state["remove"] = True
+    return state["cache"]
+
+
+def _start_native_build(config, items, have_nvcc: bool) -> None:
+    """Start the session's one build in the background as soon as the collected tests
+    need it, so nvcc runs beside the CPU tests instead of stalling the run. Another
+    process, with the environment as it is now: tests that monkeypatch the nvcc or the
+    cache variables meanwhile cannot touch it."""
+    if not have_nvcc or not any("native_library" in item.fixturenames for item in items):
+        return
+    from jax_glm_nope.native import build, toolchain
+
+    if not toolchain.flashinfer_available():
+        return  # the fixture skips, naming the fix
+    cache = _native_cache_dir(config)
+    env = {**os.environ, "JAX_GLM_NOPE_CACHE_DIR": str(cache), "JAX_PLATFORMS": "cpu"}
+    try:
+        key = build.build_key(NATIVE_TEST_ARCHS, True)
+    except Exception:
+        return  # the fixture builds in the test and reports the error there
+    if (cache / key / build.LIBRARY_NAME).is_file():
+        return
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [sys.executable, "-c", _BUILD_SCRIPT, *NATIVE_TEST_ARCHS],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    config.stash[_NATIVE].update(process=process, log=log, started=time.monotonic())
+    say(
+        config,
+        f"jax_glm_nope: building the native library with nvcc for {', '.join(NATIVE_TEST_ARCHS)} "
+        f"with FlashInfer's adapters, in the background (once per run, about {NATIVE_BUILD_MINUTES} "
+        "minutes on two cores; the tests that need it wait for it)",
+    )
+
+
+def _wait_native_build(config) -> None:
+    state = config.stash.get(_NATIVE, {})
+    process = state.pop("process", None)
+    if process is None:
+        return
+    if process.poll() is None:
+        say(config, "jax_glm_nope: waiting for the native library build ...")
+    returncode = process.wait()
+    log = state.pop("log")
+    log.seek(0)
+    output = log.read().decode(errors="replace")
+    log.close()
+    if returncode != 0:
+        raise RuntimeError(f"the session's native build failed (rc {returncode}):\n{output[-6000:]}")
+    say(config, f"jax_glm_nope: native library built in {time.monotonic() - state['started']:.0f} s")
+
+
+def pytest_unconfigure(config):
+    state = config.stash.get(_NATIVE, {})
+    process = state.get("process")
+    if process is not None and process.poll() is None:  # no test came to need it (-x, -k)
+        process.terminate()
+        process.wait()
+    if state.get("remove"):
+        shutil.rmtree(state["cache"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def native_cache(tmp_path_factory):
-    """Where the test session's real native builds go: ``JAX_GLM_NOPE_CACHE_DIR`` when set
-    (a CI cache), else a temporary folder."""
-    import pathlib
-
-    given = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
-    return pathlib.Path(given) if given else tmp_path_factory.mktemp("native_cache")
+def native_cache(pytestconfig) -> pathlib.Path:
+    """Where the test session's real native builds go (see ``_native_cache_dir``)."""
+    return _native_cache_dir(pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def native_library(native_cache):
+def native_library(native_cache, pytestconfig):
     """The native library for sm_90a + sm_120a with FlashInfer's adapters, built once per
-    test session (tests that use it are marked ``nvcc``; without FlashInfer's headers they
-    skip)."""
+    test session (started in the background at collection; tests that use it are marked
+    ``nvcc``; without FlashInfer's headers they skip)."""
     from jax_glm_nope.native import build, toolchain
 
     if not toolchain.flashinfer_available():
         pytest.skip("needs FlashInfer's headers (pip install --no-deps flashinfer-python==0.7.4)")
+    _wait_native_build(pytestconfig)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JAX_GLM_NOPE_CACHE_DIR", str(native_cache))
-        return build.build(NATIVE_TEST_ARCHS, flashinfer=True)
+        return build.build(NATIVE_TEST_ARCHS, flashinfer=True)  # the background build: a cache hit
