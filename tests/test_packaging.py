@@ -6,6 +6,7 @@ from __future__ import annotations
 import email
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -128,6 +129,32 @@ def test_the_changelog_and_readme_state_the_cuda_threshold_dispatch_uses():
     assert stated and {int(n) for n in stated} == {threshold}, stated
     row = re.search(r"^\| `cuda` \|[^|\n]*\| from T >= (\d+) \|", (ROOT / "README.md").read_text(), re.M)
     assert row and int(row.group(1)) == threshold
+
+
+def _steps(commands: list[str]) -> list[list[str]]:
+    """Each command as words, ``python3 -m pip install -q x`` read as ``pip install x``."""
+    steps = []
+    for command in commands:
+        words = shlex.split(command)
+        if words[:2] in (["python", "-m"], ["python3", "-m"]):
+            words = words[2:]
+        steps.append([w for w in words if w != "-q"] if words[0] == "pip" else words)
+    return steps
+
+
+def test_ci_runs_the_readmes_test_command():
+    ci = ROOT / ".ci" / "run"
+    if not ci.is_file():
+        pytest.skip("not a checkout")
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"run the tests:\s*```bash\n(.*?)\n\s*```", readme, re.S)
+    assert block, "the README's test command"
+    typed = _steps(block.group(1).split("&&"))
+    run = _steps(
+        [line.split(" #")[0] for line in ci.read_text().splitlines() if line.startswith("python3 -m ")]
+    )
+    assert run == typed
+    assert typed[-1][:2] == ["pytest", "-q"]
 
 
 def test_the_supported_jax_range_is_stated_once():
