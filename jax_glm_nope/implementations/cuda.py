@@ -26,6 +26,10 @@ OPTIONS = ("batch_invariant",)
 CUSTOM_CALL_TARGETS = (targets.SM90_SPARSE_MLA,)
 COMPUTE_CAPABILITY = (9, 0)
 MAX_HEADS = targets.SM90_MAX_HEADS  # 33-128 heads: the heads-major kernel over groups of 64 heads
+# The kernels keep scores in log2 units (base-2 softmax), so the largest score they
+# represent is the float32 maximum times ln 2 nats (2.36e38); past it a score counts as
+# the largest, and the head's lse is +inf (docs/semantics.md).
+SCORE_LIMIT = 3.4028234663852886e38 * 0.6931471805599453
 
 
 def device_unsupported(device, *, batch_invariant: bool = False, **_) -> str | None:

@@ -9,6 +9,7 @@ for the GPU that runs it, so an artifact exported on a machine without that GPU
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import TYPE_CHECKING
 
@@ -109,6 +110,7 @@ TRITON_DEVICE_KINDS = {
 }
 
 
+@contextlib.contextmanager
 def lowering_context(device):
     """The context the kernel is lowered in for ``device`` (a record of
     :func:`jax_glm_nope.lowering_for`): the abstract mesh in force with ``device`` as its
@@ -118,7 +120,39 @@ def lowering_context(device):
         device_kind=kind, num_cores=device.sm_count, platform="cuda"
     )
     mesh = jax.sharding.get_abstract_mesh().update(abstract_device=abstract_device)
-    return jax.sharding.use_abstract_mesh(mesh)
+    with jax.sharding.use_abstract_mesh(mesh), _host_kind_known_as(kind):
+        yield
+
+
+@contextlib.contextmanager
+def _host_kind_known_as(kind: str):
+    """While lowering on a host without a GPU: the Triton lowering of jax >= 0.11 (its
+    ``gpu_info.get_gpu_info``) also looks the host's own device kind up in a registry of
+    kinds; exporting from ``JAX_PLATFORMS=cpu`` under jax 0.11.2 the abstract mesh above
+    did not reach it ("No supported GPU devices found"), so the host's kind stands for
+    ``kind`` there too, and only while the kernel is lowered. jax 0.10 has no such
+    registry (its lowering takes compute capability 9.0 without a GPU)."""
+    try:
+        from jax._src.pallas.triton import gpu_info  # jax >= 0.11
+    except ImportError:
+        yield
+        return
+    host_kind = jax.local_devices()[0].device_kind
+    version = gpu_info.gpu_version_from_device_kind(kind)
+    registry = getattr(gpu_info, "registry", None)
+    if (
+        version is None
+        or registry is None
+        or host_kind in registry
+        or gpu_info.gpu_version_from_device_kind(host_kind) is not None  # a GPU host
+    ):
+        yield
+        return
+    registry[host_kind] = lambda: gpu_info.get_gpu_info_from_version(version)
+    try:
+        yield
+    finally:
+        registry.pop(host_kind, None)
 
 
 def shapes_unsupported(shapes, *, interpret: bool = False, **_) -> str | None:
