@@ -147,8 +147,7 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
         own = sorted(set(options) - set(PROPERTIES.get(operation, ())))
         if own:
             raise TypeError(
-                f"{operation}(): options {own} belong to one implementation: name it "
-                "with implementation=..."
+                f"{operation}(): options {own} belong to one implementation: name it with implementation=..."
             )
         wanted = sorted(key for key, value in options.items() if value)
         if wanted:

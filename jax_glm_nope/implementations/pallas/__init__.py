@@ -133,7 +133,7 @@ def _host_kind_known_as(kind: str):
     ``kind`` there too, and only while the kernel is lowered. jax 0.10 has no such
     registry (its lowering takes compute capability 9.0 without a GPU)."""
     try:
-        from jax._src.pallas.triton import gpu_info  # jax >= 0.11
+        from jax._src.pallas.triton import gpu_info  # type: ignore[attr-defined]  # jax >= 0.11
     except ImportError:
         yield
         return
