@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call on a host with several GPUs (issue 14): the example at GLM-5.3-Flash's
+# One device call on a host with several GPUs: the example at GLM-5.3-Flash's
 # attention geometry on every GPU (scripts/multi_gpu_example.py), after building the
 # native library, with NVLink multicast kept off as the device notes require.
 #   OUT=logs bash scripts/multi_gpu_check.sh [multi_gpu_example.py options]

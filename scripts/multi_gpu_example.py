@@ -1,4 +1,4 @@
-"""The example at GLM-5.3-Flash's attention geometry on every device of one host (issue 14).
+"""The example at GLM-5.3-Flash's attention geometry on every device of one host.
 
     python scripts/multi_gpu_example.py --out OUT                 # all GPUs of this host
     python scripts/multi_gpu_example.py --out OUT --host-devices 8 --small   # CPU rehearsal

@@ -263,7 +263,7 @@ def test_free_running_agreement_refuses_decisive_divergence_and_large_difference
 
 
 def test_multi_gpu_script_rehearses_on_8_cpu_devices(tmp_path):
-    """scripts/multi_gpu_example.py (issue 14's one command) end to end on 8 CPU devices:
+    """scripts/multi_gpu_example.py (the multi-GPU run's one command) end to end on 8 CPU devices:
     TP4 x DP2 against one device, decode with the attention share and the scaling."""
     root = os.path.dirname(EXAMPLES)
     env = dict(os.environ, JAX_PLATFORMS="cpu")
