@@ -5,7 +5,7 @@
 #
 # Usage: research/build.sh OUTDIR [selftest] [stage0]   (default: both)
 #   OUTDIR/sm90_selftest  research/sm90/selftest.cu (the product's kernels + the lab's)
-#   OUTDIR/stage0         research/sm90/stage0.cu   (microbenchmarks, no project headers)
+#   OUTDIR/stage0         research/sm90/stage0.cu   (microbenchmarks, on the product's PTX wrappers)
 #   OUTDIR/<program>.ptxas.log, OUTDIR/<program>.sass.txt (when cuobjdump is found)
 # NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc);
 # CUOBJDUMP the disassembler (default: on PATH, else beside nvcc).

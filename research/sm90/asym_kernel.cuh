@@ -131,12 +131,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
   const int w = warp % kConsumerWarps;  // heads 16 w .. 16 w + 15 of every MMA
   const int g = lane >> 2;              // heads 16 w + g (hi = 0) and + 8 (hi = 1)
   const int q4 = lane & 3;              // candidates / dims 8 j + 2 q4 + {0, 1} in the C layouts
-  auto first_head = [] { return kHmHeads * int(blockIdx.y); };
-  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, qhat, const_cast<float*>(qpre),
-                                                      const_cast<float*>(qpost), bad_head, first_head(),
-                                                      min(kHmHeads, p.heads - first_head()));
-  ptx::fence_proxy_async();  // q̂ is read by the score MMAs through the async proxy
-  ptx::all_consumers_sync<2>();
+  hm_prepare_q(p, token, warp, lane, qhat, const_cast<float*>(qpre), const_cast<float*>(qpost), bad_head);
 
   // Descriptors (no swizzle), as in the heads-major kernel: q̂ and the tile K-major (LBO 1024
   // between 8-dim cores, SBO 128 between 8-row cores), the tile N-major for the value MMAs
@@ -148,10 +143,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
   float* const fac_tab = reinterpret_cast<float*>(smem + S::kFac);  // [tile - 1][64 heads]
   float* const fin = reinterpret_cast<float*>(smem + S::kFin);      // [l, m, F_1, F_2, F_3][64 heads]
   float o[NT][64];  // own tile T0 + t2: heads (g, g + 8), dims 128 (T0 + t2) + 8 j + 2 q4 + {0, 1}
-#pragma unroll
-  for (int t2 = 0; t2 < NT; ++t2)
-#pragma unroll
-    for (int e = 0; e < 64; ++e) o[t2][e] = 0.0f;
+  zero_acc(o);
 
   if constexpr (wg == 0) {
     // ================ warpgroup 0: scores, softmax, U; O of tile 0 ================
@@ -326,13 +318,11 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
   // ---- epilogue ----
   ptx::all_consumers_sync<2>();
   const bool any_bad_scale = *bad_all != 0;
-  const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  int token_here, split_here;
-  hm_token_split(p, token_here, split_here);
+  const HmPlace at = hm_place(p);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
-    if (h >= nh) continue;
+    if (h >= at.nh) continue;
     const float l = fin[h];
     const float m = fin[64 + h];
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
@@ -349,7 +339,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token_here, split_here, h0 + h, 128 * (T0 + t2), 8, q4, v, pow2(f), lse2, bad,
+      store_head_at<16>(p, at.token, at.split, at.h0 + h, 128 * (T0 + t2), 8, q4, v, pow2(f), lse2, bad,
                         wg == 0 && q4 == 0);
     }
   }

@@ -80,22 +80,8 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
 inline cudaError_t lab_launch_kernel(const sm90::KernelLaunch& kernel,
                                      const sm90::SparseMlaParams& p, cudaStream_t stream,
                                      bool pdl) {
-  if (pdl) return sm90::launch_kernel(kernel, p, stream);
-  cudaError_t status = cudaFuncSetAttribute(
-      kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.smem_bytes);
-  if (status != cudaSuccess) return status;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(int64_t(p.tokens) * p.num_splits),
-                        (p.heads + kernel.group_heads - 1) / kernel.group_heads);
-  config.blockDim = dim3(kernel.threads);
-  config.dynamicSmemBytes = kernel.smem_bytes;
-  config.stream = stream;
-  status = cudaLaunchKernelEx(&config, kernel.kernel, p);
-  if (status != cudaSuccess || p.num_splits == 1) return status;
-  config.gridDim = dim3(p.tokens, p.heads);
-  config.blockDim = dim3(128);
-  config.dynamicSmemBytes = 0;
-  return cudaLaunchKernelEx(&config, sm90::combine_kernel, p);
+  return pdl ? sm90::launch_kernel(kernel, p, stream)
+             : sm90::launch_kernel_with(kernel, p, stream, nullptr, 0);
 }
 
 // Is every knob at the product's value?

@@ -201,18 +201,10 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   const int tid = threadIdx.x % 128;
   const int g = lane >> 2;  // heads 16 w + g (hi = 0) and + 8 (hi = 1)
   const int q4 = lane & 3;  // candidates / dims 8 j + 2 q4 + {0, 1} in the C layouts
-  auto first_head = [] { return kHmHeads * int(blockIdx.y); };
-  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, sm.qhat, sm.qpre,
-                                                      sm.qpost, sm.bad_head, first_head(),
-                                                      min(kHmHeads, p.heads - first_head()));
-  ptx::fence_proxy_async();  // q̂ is read by the score MMAs through the async proxy
-  ptx::all_consumers_sync<2>();
+  hm_prepare_q(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
 
   float o[2][64];  // own tile t2: heads (g, g + 8), dims 128 (2 W + t2) + 8 j + 2 q4 + {0, 1}
-#pragma unroll
-  for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-    for (int e = 0; e < 64; ++e) o[t2][e] = 0.0f;
+  zero_acc(o);
   // q̂ K-major (LBO 1024 between 8-dim cores, SBO 128 between 8-head cores); a tile K-major
   // for the scores (LBO 512, SBO 128) and N-major for the values (LBO 128 between
   // 8-candidate cores, SBO 512 between 8-dim cores).
@@ -419,13 +411,11 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   // (the last sub-block, 2 nblocks - 1, is warpgroup 1's)
   const float* const fin = reinterpret_cast<const float*>(smem + S::kPub) + kSbStateWords * kHmHeads;
   const bool any_bad_scale = *sm.bad_all != 0;
-  const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  int token_here, split_here;
-  hm_token_split(p, token_here, split_here);
+  const HmPlace at = hm_place(p);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
-    if (h >= nh) continue;
+    if (h >= at.nh) continue;
     const float l = nsub > 0 ? fin[1 * kHmHeads + h] : 0.0f;
     const float m = nsub > 0 ? fin[0 * kHmHeads + h] : -INFINITY;
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
@@ -442,7 +432,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         v[jj][0] = o[t2][4 * jj + 2 * hi] * rl;
         v[jj][1] = o[t2][4 * jj + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token_here, split_here, h0 + h, 128 * (2 * W + t2), 8, q4, v, pow2(f),
+      store_head_at<16>(p, at.token, at.split, at.h0 + h, 128 * (2 * W + t2), 8, q4, v, pow2(f),
                         lse2, bad, W == 0 && t2 == 0 && q4 == 0);
     }
   }

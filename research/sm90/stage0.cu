@@ -1,5 +1,6 @@
 // Stage-0 microbenchmarks for the sm_90a sparse-MLA kernels (research/notebook.md, "Stage 0").
-// One standalone program, no project headers. Build and run: research/sm90_stage0.sh.
+// One standalone program on the product's PTX wrappers (ffi/ours/sm90/device_helpers.cuh,
+// namespace ptx below). Build and run: research/sm90_stage0.sh.
 //   M1  e4m3 -> f16 conversion (cvt.rn.f16x2.e4m3x2) throughput, alone, ex2.approx alone,
 //       and the two interleaved (shared pipe or not).
 //   M2  wgmma m64nNk16 f32.f16.f16, N = 8 / 16 / 32, A from registers (RS) or shared (SS),
@@ -32,7 +33,10 @@
 #include <string>
 #include <vector>
 
+#include "ours/sm90/device_helpers.cuh"
+
 namespace cg = cooperative_groups;
+namespace ptx = jax_glm_nope::sm90::ptx;
 
 #define CK(x)                                                                               \
   do {                                                                                      \
@@ -62,26 +66,13 @@ __host__ __device__ inline uint32_t hash32(uint64_t x) {
   x ^= x >> 33;
   return static_cast<uint32_t>(x);
 }
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile(
-      "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
-          smem_u32(bar)),
-      "r"(bytes)
-      : "memory");
-}
 __device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
   uint32_t ok;
   asm volatile(
       "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
       " selp.u32 %0, 1, 0, p;\n}\n"
       : "=r"(ok)
-      : "r"(smem_u32(bar)), "r"(parity)
+      : "r"(ptx::smem_u32(bar)), "r"(parity)
       : "memory");
   return ok != 0;
 }
@@ -98,16 +89,8 @@ __device__ __forceinline__ bool mbar_wait_bounded(uint64_t* bar, uint32_t parity
   }
   return true;
 }
-__device__ __forceinline__ void bulk_g2s(void* dst, const void* src, uint32_t bytes,
-                                         uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_u32(dst)),
-      "l"(src), "r"(bytes), "r"(smem_u32(bar))
-      : "memory");
-}
 __device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(ptx::smem_u32(dst)), "l"(src)
                : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() {
@@ -116,9 +99,6 @@ __device__ __forceinline__ void cp_async_commit() {
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 __device__ __forceinline__ uint4 ldg16(const void* p) {
   uint4 v;
@@ -356,17 +336,6 @@ static void run_m1() {
 __device__ __forceinline__ int core_off(int row, int k) {
   return ((row >> 3) * 2 + (k >> 3)) * 64 + (row & 7) * 8 + (k & 7);
 }
-__device__ __forceinline__ uint64_t make_desc(const void* p, uint32_t lbo, uint32_t sbo) {
-  const uint64_t a = (smem_u32(p) & 0x3FFFF) >> 4;
-  return a | (uint64_t((lbo >> 4) & 0x3FFF) << 16) | (uint64_t((sbo >> 4) & 0x3FFF) << 32);
-}
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wg_wait0() {
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-}
 
 template <int N>
 struct Wg;
@@ -438,7 +407,7 @@ __global__ void __launch_bounds__(NWG * 128, 1)
   const int tid = threadIdx.x;
   for (int i = tid; i < 64 * 16; i += blockDim.x) sA[core_off(i / 16, i % 16)] = A[i];
   for (int i = tid; i < N * 16; i += blockDim.x) sB[core_off(i / 16, i % 16)] = B[i];
-  fence_proxy_async();
+  ptx::fence_proxy_async();
   __syncthreads();
   const int wg = tid / 128, w = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int r0 = 16 * w + g, r1 = r0 + 8;
@@ -453,21 +422,21 @@ __global__ void __launch_bounds__(NWG * 128, 1)
     a[2] = pk(r0, 2 * t + 8);
     a[3] = pk(r1, 2 * t + 8);
   }
-  const uint64_t da = make_desc(sA, lbo, sbo), db = make_desc(sB, lbo, sbo);
+  const uint64_t da = ptx::smem_desc(sA, lbo, sbo), db = ptx::smem_desc(sB, lbo, sbo);
   float d[N / 2];
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
   __syncthreads();
   const long long t0 = clock64();
   for (int it = 0; it < iters; ++it) {
-    wg_fence();
+    ptx::wgmma_fence();
 #pragma unroll
     for (int u = 0; u < kWgChain; ++u) {
       if constexpr (RS) Wg<N>::rs(d, a, db);
       else Wg<N>::ss(d, da, db);
     }
-    wg_commit();
-    wg_wait0();
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
   }
   __syncthreads();
   if (tid == 0) cycles[blockIdx.x] = clock64() - t0;
@@ -663,13 +632,13 @@ __global__ void __launch_bounds__(kM3Warps * 32)
   if constexpr (E == kBulk) {
     uint64_t* bar = bars + warp * RPW;
     if (lane == 0)
-      for (int r = 0; r < RPW; ++r) mbar_init(&bar[r], 1);
+      for (int r = 0; r < RPW; ++r) ptx::mbar_init(&bar[r], 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     __syncthreads();
     if (lane == 0)
       for (int r = 0; r < RPW && r < n; ++r) {
-        mbar_arrive_expect_tx(&bar[r], bytes);
-        bulk_g2s(slots + r * bytes, row_ptr(r), bytes, &bar[r]);
+        ptx::mbar_arrive_expect_tx(&bar[r], bytes);
+        ptx::bulk_copy(slots + r * bytes, row_ptr(r), bytes, &bar[r]);
       }
     for (int base = 0; base < n; base += RPW) {
       const uint32_t par = (base / RPW) & 1;
@@ -681,9 +650,9 @@ __global__ void __launch_bounds__(kM3Warps * 32)
         eat_smem(slots + r * bytes);
         __syncwarp();
         if (lane == 0 && i + RPW < n) {
-          fence_proxy_async();
-          mbar_arrive_expect_tx(&bar[r], bytes);
-          bulk_g2s(slots + r * bytes, row_ptr(i + RPW), bytes, &bar[r]);
+          ptx::fence_proxy_async();
+          ptx::mbar_arrive_expect_tx(&bar[r], bytes);
+          ptx::bulk_copy(slots + r * bytes, row_ptr(i + RPW), bytes, &bar[r]);
         }
       }
     }
@@ -1080,7 +1049,7 @@ __global__ void __launch_bounds__(128, 1)
   __shared__ __align__(128) __half sB[kM5K * kM5N];
   const int tid = threadIdx.x;
   for (int i = tid; i < kM5K * kM5N; i += 128) sB[m5_off(i / kM5N, i % kM5N, order)] = B[i];
-  fence_proxy_async();
+  ptx::fence_proxy_async();
   __syncthreads();
   const int w = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int r0 = 16 * w + g, r1 = r0 + 8;
@@ -1091,13 +1060,13 @@ __global__ void __launch_bounds__(128, 1)
     const __half2 h = __halves2half2(A[r * kM5K + k], A[r * kM5K + k + 1]);
     return *reinterpret_cast<const uint32_t*>(&h);
   };
-  wg_fence();
+  ptx::wgmma_fence();
 #pragma unroll
   for (int s = 0; s < kM5K / 16; ++s) {
     const uint32_t a[4] = {pk(r0, 16 * s + 2 * t), pk(r1, 16 * s + 2 * t), pk(r0, 16 * s + 2 * t + 8),
                            pk(r1, 16 * s + 2 * t + 8)};
     // the k-step's first core: k = 16 s
-    const uint64_t db = make_desc(sB + m5_off(16 * s, 0, order), lbo, sbo);
+    const uint64_t db = ptx::smem_desc(sB + m5_off(16 * s, 0, order), lbo, sbo);
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
         "%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, 1, 1, 1, 1;"
@@ -1106,8 +1075,8 @@ __global__ void __launch_bounds__(128, 1)
           "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
   }
-  wg_commit();
-  wg_wait0();
+  ptx::wgmma_commit();
+  ptx::wgmma_wait<0>();
 #pragma unroll
   for (int j = 0; j < kM5N / 8; ++j) {
     D[r0 * kM5N + 8 * j + 2 * t] = d[4 * j + 0];

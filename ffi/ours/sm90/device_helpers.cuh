@@ -196,6 +196,15 @@ __device__ __forceinline__ float exp2_approx(float x) {
 
 }  // namespace ptx
 
+// Zeroes a thread's accumulators.
+template <int A, int B>
+__device__ __forceinline__ void zero_acc(float (&acc)[A][B]) {
+#pragma unroll
+  for (int i = 0; i < A; ++i)
+#pragma unroll
+    for (int e = 0; e < B; ++e) acc[i][e] = 0.0f;
+}
+
 // Two e4m3 codes to two fp16 values, exactly (NaN codes stay NaN): the codes in the low
 // (lo) or high (hi) half of a word, low byte -> low half. The PTX half selection lets
 // ptxas read the half in place (F2FP ... R.H1), with no shift.

@@ -131,12 +131,33 @@ __device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, 
   return sum;
 }
 
-// The CTA's token and split, read afresh for the epilogue (nothing kept across the loop).
-__device__ __forceinline__ void hm_token_split(const SparseMlaParams& p, int& token, int& split) {
+// The CTA's first head (grid y: groups of kHmHeads heads).
+__device__ __forceinline__ int hm_first_head() { return kHmHeads * int(blockIdx.y); }
+
+// q̂ and its factors for the CTA's heads, by both consumer warpgroups, then visible to the
+// score MMAs (which read q̂ through the async proxy).
+__device__ __forceinline__ void hm_prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
+                                             uint8_t* qhat, float* qpre, float* qpost, int* bad_head) {
+  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, qhat, qpre, qpost, bad_head,
+                                                      hm_first_head(), min(kHmHeads, p.heads - hm_first_head()));
+  ptx::fence_proxy_async();
+  ptx::all_consumers_sync<2>();
+}
+
+// Where the epilogue writes: the CTA's first head and head count, and its token and split
+// (read afresh: nothing kept across the loop).
+struct HmPlace {
+  int h0, nh, token, split;
+};
+__device__ __forceinline__ HmPlace hm_place(const SparseMlaParams& p) {
+  HmPlace at;
+  at.h0 = hm_first_head();
+  at.nh = min(kHmHeads, p.heads - at.h0);
   uint32_t cta;
   asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(cta));
-  token = int(cta) / p.num_splits;
-  split = int(cta) % p.num_splits;
+  at.token = int(cta) / p.num_splits;
+  at.split = int(cta) % p.num_splits;
+  return at;
 }
 
 // The 64 accumulators of an m64n128 wgmma (one thread's floats) in an asm statement: the
@@ -215,12 +236,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   const int tid = threadIdx.x % 128;
   const int g = lane >> 2;  // heads 16 w + g (hi = 0) and + 8 (hi = 1)
   const int q4 = lane & 3;  // candidates / dims 8 j + 2 q4 + {0, 1} in the C layouts
-  auto first_head = [] { return kHmHeads * int(blockIdx.y); };
-  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, sm.qhat, sm.qpre,
-                                                      sm.qpost, sm.bad_head, first_head(),
-                                                      min(kHmHeads, p.heads - first_head()));
-  ptx::fence_proxy_async();  // q̂ is read by the score MMAs through the async proxy
-  ptx::all_consumers_sync<2>();
+  hm_prepare_q(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
 
   float pre[2], post[2];
 #pragma unroll
@@ -239,10 +255,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   for (int i = 10; i < 18; ++i) st_f[256 * i] = -126;
   bool scale_bad = false;
   float o[2][64];  // own tile t2: heads (g, g + 8), dims 128 (2 wg + t2) + 8 j + 2 q4 + {0, 1}
-#pragma unroll
-  for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-    for (int e = 0; e < 64; ++e) o[t2][e] = 0.0f;
+  zero_acc(o);
   // Descriptors (no swizzle): q̂ and the tile as K-major operands, LBO = 1024 bytes between
   // 8-dim cores, SBO = 128 between 8-row cores; the tile as the value MMA's N-major B,
   // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N) (this field
@@ -468,13 +481,11 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(sm.bad_all, 1);
   ptx::all_consumers_sync<2>();
   const bool any_bad_scale = *sm.bad_all != 0;
-  const int h0 = first_head(), nh = min(kHmHeads, p.heads - h0);
-  int token_here, split_here;
-  hm_token_split(p, token_here, split_here);
+  const HmPlace at = hm_place(p);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
-    if (h >= nh) continue;
+    if (h >= at.nh) continue;
     const float l = st[256 * hi];
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     // A NaN sum: a NaN score was seen; otherwise non-finite referenced input poisons the
@@ -489,7 +500,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token_here, split_here, h0 + h, 128 * (2 * wg + t2), 8, q4, v,
+      store_head_at<16>(p, at.token, at.split, at.h0 + h, 128 * (2 * wg + t2), 8, q4, v,
                         pow2(st_f[256 * (10 + 2 * (2 * wg + t2) + hi)]), lse2, bad,
                         wg == 0 && t2 == 0 && q4 == 0);
     }

@@ -131,30 +131,38 @@ static_assert(kernels_cover_every_call(), "kKernels: every (heads, blocks per sp
 // allocates nothing; stream-capturable.
 
 // `kernel` for p's (token, split) grid, then the split combine when num_splits > 1, both
-// with programmatic dependent launch: each kernel starts with griddepcontrol.wait (before
-// any global access), so its launch overlaps the tail of the previous kernel in the stream.
-inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaParams& p,
-                                 cudaStream_t stream) {
+// with the launch attributes `attrs` (the lab launches without any).
+inline cudaError_t launch_kernel_with(const KernelLaunch& kernel, const SparseMlaParams& p,
+                                      cudaStream_t stream, cudaLaunchAttribute* attrs,
+                                      unsigned num_attrs) {
   cudaError_t status = cudaFuncSetAttribute(
       kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.smem_bytes);
   if (status != cudaSuccess) return status;
-  cudaLaunchAttribute pdl;
-  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  pdl.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(int64_t(p.tokens) * p.num_splits),
                         (p.heads + kernel.group_heads - 1) / kernel.group_heads);
   config.blockDim = dim3(kernel.threads);
   config.dynamicSmemBytes = kernel.smem_bytes;
   config.stream = stream;
-  config.attrs = &pdl;
-  config.numAttrs = 1;
+  config.attrs = attrs;
+  config.numAttrs = num_attrs;
   status = cudaLaunchKernelEx(&config, kernel.kernel, p);
   if (status != cudaSuccess || p.num_splits == 1) return status;
   config.gridDim = dim3(p.tokens, p.heads);
   config.blockDim = dim3(128);
   config.dynamicSmemBytes = 0;
   return cudaLaunchKernelEx(&config, combine_kernel, p);
+}
+
+// The same with programmatic dependent launch: each kernel starts with griddepcontrol.wait
+// (before any global access), so its launch overlaps the tail of the previous kernel in
+// the stream.
+inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaParams& p,
+                                 cudaStream_t stream) {
+  cudaLaunchAttribute pdl;
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  return launch_kernel_with(kernel, p, stream, &pdl, 1);
 }
 
 inline bool valid_launch(const SparseMlaParams& p) {
