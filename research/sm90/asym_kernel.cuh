@@ -168,6 +168,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
       // one tile of dims at a time, its sum scaled by s_t 2^-E_c and folded in (tile order,
       // one fma chain, as hm_tile_sum) ----
       float sc[32];
+      uint32_t act = 0;  // bit 2 j + k: candidate 8 j + 2 q4 + k is active (set below)
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         float acc[32];
@@ -197,7 +198,6 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
         }
       }
       // ---- scaled scores and the block maxima (all 64 candidates sit in the quad) ----
-      uint32_t act = 0;  // bit 2 j + k: that candidate is active
       float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
       for (int j = 0; j < 8; ++j)
@@ -317,8 +317,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
 
   // ---- epilogue ----
   ptx::all_consumers_sync<2>();
-  const bool any_bad_scale = *bad_all != 0;
-  const HmPlace at = hm_place(p);
+  const HmPlace at = hm_place(p, bad_all);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
@@ -328,7 +327,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     // A NaN sum: a NaN score was seen; otherwise non-finite referenced input poisons the
     // head (never the empty sentinel).
-    const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad_scale));
+    const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || at.any_bad_scale));
     const float lse2 = l > 0.0f ? m + log2f(l) : -INFINITY;
 #pragma unroll
     for (int t2 = 0; t2 < NT; ++t2) {

@@ -283,11 +283,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = 8 * jj + 2 * q4 + k;
-          const float4 s = tab_s[c];
-          float down, up;
-          const bool a = hm_candidate(tab_exp[c], down, up);
+          float sn[4], up;
+          const bool a = hm_shifted_scales(tab_s[c], tab_exp[c], sn, up);
           act |= uint32_t(a) << (2 * jj + k);
-          const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * jj + 2 * hi + k;
@@ -410,8 +408,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
   __syncwarp();  // (warpgroup 1: its own writes of the last state, by other lanes)
   // (the last sub-block, 2 nblocks - 1, is warpgroup 1's)
   const float* const fin = reinterpret_cast<const float*>(smem + S::kPub) + kSbStateWords * kHmHeads;
-  const bool any_bad_scale = *sm.bad_all != 0;
-  const HmPlace at = hm_place(p);
+  const HmPlace at = hm_place(p, sm.bad_all);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
@@ -421,7 +418,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     // A NaN sum: a NaN score was seen; otherwise non-finite referenced input poisons the
     // head (never the empty sentinel).
-    const bool bad = isnan(l) || (l > 0.0f && (sm.bad_head[h] != 0 || any_bad_scale));
+    const bool bad = isnan(l) || (l > 0.0f && (sm.bad_head[h] != 0 || at.any_bad_scale));
     const float lse2 = l > 0.0f ? m + log2f(l) : -INFINITY;
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2) {

@@ -91,6 +91,18 @@ __device__ __forceinline__ bool hm_candidate(int e_c, float& down, float& up) {
   return a;
 }
 
+// A candidate's tile scales s shifted by 2^-E_c (sn) and its 2^E_c (up), from its exponent
+// e_c (hm_candidate); whether it is active.
+__device__ __forceinline__ bool hm_shifted_scales(const float4 s, int e_c, float (&sn)[4], float& up) {
+  float down;
+  const bool a = hm_candidate(e_c, down, up);
+  sn[0] = s.x * down;
+  sn[1] = s.y * down;
+  sn[2] = s.z * down;
+  sn[3] = s.w * down;
+  return a;
+}
+
 // Score element e summed over the four tiles' accumulators with the candidate's tile
 // scales shifted by 2^-E_c (in tile order: one fma chain).
 __device__ __forceinline__ float hm_tile_sum(const float (&acc)[4][16], int e, const float (&sn)[4]) {
@@ -144,13 +156,16 @@ __device__ __forceinline__ void hm_prepare_q(const SparseMlaParams& p, int token
   ptx::all_consumers_sync<2>();
 }
 
-// Where the epilogue writes: the CTA's first head and head count, and its token and split
-// (read afresh: nothing kept across the loop).
+// The epilogue's view: whether any scale was non-finite (the CTA's flag bad_all), and where
+// it writes: the CTA's first head and head count, its token and split (read afresh:
+// nothing kept across the loop).
 struct HmPlace {
+  bool any_bad_scale;
   int h0, nh, token, split;
 };
-__device__ __forceinline__ HmPlace hm_place(const SparseMlaParams& p) {
+__device__ __forceinline__ HmPlace hm_place(const SparseMlaParams& p, const int* bad_all) {
   HmPlace at;
+  at.any_bad_scale = *bad_all != 0;
   at.h0 = hm_first_head();
   at.nh = min(kHmHeads, p.heads - at.h0);
   uint32_t cta;
@@ -336,10 +351,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       for (int k = 0; k < 2; ++k) {
         const int c = 32 * wg + 8 * j + 2 * q4 + k;
         const float4 s = tab_s[c];
-        float down, up;
-        const bool a = hm_candidate(tab_exp[c], down, up);
+        float sn[4], up;
+        const bool a = hm_shifted_scales(s, tab_exp[c], sn, up);
         act |= uint32_t(a) << (2 * j + k);
-        const float sn[4] = {s.x * down, s.y * down, s.z * down, s.w * down};
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
@@ -480,8 +494,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   // ---- epilogue ----
   if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(sm.bad_all, 1);
   ptx::all_consumers_sync<2>();
-  const bool any_bad_scale = *sm.bad_all != 0;
-  const HmPlace at = hm_place(p);
+  const HmPlace at = hm_place(p, sm.bad_all);
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
@@ -490,7 +503,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     // A NaN sum: a NaN score was seen; otherwise non-finite referenced input poisons the
     // head (never the empty sentinel).
-    const bool bad = isnan(l) || (l > 0.0f && (sm.bad_head[h] != 0 || any_bad_scale));
+    const bool bad = isnan(l) || (l > 0.0f && (sm.bad_head[h] != 0 || at.any_bad_scale));
     const float lse2 = l > 0.0f ? m_run[hi] + log2f(l) : -INFINITY;
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2) {
