@@ -116,7 +116,11 @@ def main(argv=None) -> dict:
                     f"--layouts {data}x{model}: expected data x model = {n} devices, model | {HEADS}"
                 )
     if args.small:
-        cfg = model_lib.Config(num_heads=HEADS)
+        # the attention geometry (64 heads, 2051 candidates, 528-byte rows) around one
+        # small layer: the meshes and the sharded pools are what a rehearsal exercises
+        cfg = model_lib.Config(
+            num_heads=HEADS, num_layers=1, hidden_size=128, vocab_size=256, ffn_size=128, topk_pools=16
+        )
         big = cfg
         batches, prompt_len, chunk, steps = [min(b, 4) for b in args.batches][:1], 64, 32, 4
         long_prompt, long_chunk = 256, 128

@@ -26,7 +26,17 @@ import decode_loop  # noqa: E402
 import glm_nope_model as model_lib  # noqa: E402
 
 DEFAULT = model_lib.Config()
-DEFAULT_RUN = decode_loop.Run()
+# The correctness tests: the default attention geometry (64 heads, 2051 candidates, two
+# layers) around small projections, and 16 decode steps; what they check is agreement.
+# test_command_line_summary passes the same model and run as flags, so every program it
+# needs except the zero-attention one is already compiled (decode_loop caches them).
+CFG = dataclasses.replace(DEFAULT, hidden_size=128, vocab_size=256, ffn_size=128)
+RUN = decode_loop.Run(batch=2, prompt_len=64, steps=16, page_size=64)
+CLI_FLAGS = (
+    f"--layers {CFG.num_layers} --hidden {CFG.hidden_size} --vocab {CFG.vocab_size} --ffn {CFG.ffn_size} "
+    f"--heads {CFG.num_heads} --topk-pools {CFG.topk_pools} --batch {RUN.batch} "
+    f"--prompt-len {RUN.prompt_len} --steps {RUN.steps} --page-size {RUN.page_size}"
+).split()
 # Teacher-forced logit tolerances (logits have std ~1): the same FP8 values read densely
 # differ only by float32 summation order, carried through later layers' FP8 rounding;
 # a BF16 cache differs by the FP8 quantization error itself (~2.6% of each latent).
@@ -68,7 +78,7 @@ def assert_free_running_agrees(reference, free, max_abs: float) -> None:
 
 @pytest.fixture(scope="module")
 def compact():
-    return decode_loop.generate(DEFAULT, DEFAULT_RUN)
+    return decode_loop.generate(CFG, RUN)
 
 
 def test_default_geometry():
@@ -105,16 +115,16 @@ def test_indexer_candidates_are_causal_pools_and_tail():
 
 def test_compact_reads_what_dense_mask_reads(compact):
     """Same FP8 values in a dense float32 cache, top-k as a dense mask: same model."""
-    forced = decode_loop.generate(DEFAULT, DEFAULT_RUN, "dense-fp8", forced=compact.tokens)
+    forced = decode_loop.generate(CFG, RUN, "dense-fp8", forced=compact.tokens)
     assert_greedy_agrees(compact, forced, SAME_VALUES_MAX_ABS)
 
 
 def test_compact_and_dense_mask_over_the_same_rows_in_one_step(compact):
     """What --check-dense reports first: in one step, the compact path and a second stream
     whose layers read the compact path's own rows and candidates with the dense mask."""
-    paired = decode_loop.generate(DEFAULT, dataclasses.replace(DEFAULT_RUN, steps=8), "paired")
+    paired = decode_loop.generate(CFG, RUN, "paired")
     assert paired.logits.shape[2] == 2
-    np.testing.assert_array_equal(paired.tokens, compact.tokens[:, :9])  # stream 1 is the compact model
+    np.testing.assert_array_equal(paired.tokens, compact.tokens)  # stream 1 is the compact model
     ours = dataclasses.replace(paired, logits=paired.logits[:, :, 0])
     theirs = dataclasses.replace(paired, logits=paired.logits[:, :, 1])
     assert_greedy_agrees(ours, theirs, PAIRED_MAX_ABS)
@@ -122,7 +132,7 @@ def test_compact_and_dense_mask_over_the_same_rows_in_one_step(compact):
 
 def test_compact_against_bf16_dense_model(compact):
     """What JAX models run today: a BF16 cache and a dense mask. The gap is FP8 quantization."""
-    dense = decode_loop.generate(DEFAULT, DEFAULT_RUN, "dense", forced=compact.tokens)
+    dense = decode_loop.generate(CFG, RUN, "dense", forced=compact.tokens)
     assert_greedy_agrees(compact, dense, BF16_MAX_ABS, min_decisive=0.5)
     rms = np.sqrt(np.mean((dense.logits - compact.logits) ** 2)) / compact.logits.std()
     assert rms <= BF16_RMS, f"relative RMS logit diff {rms:.3g} > {BF16_RMS}"
@@ -130,11 +140,10 @@ def test_compact_against_bf16_dense_model(compact):
 
 def test_sparse_selection_matters_and_still_matches(compact):
     """topk_pools=4 over a 64-token prompt: the indexer drops most of the context."""
-    cfg = dataclasses.replace(DEFAULT, topk_pools=4)
-    run = dataclasses.replace(DEFAULT_RUN, steps=8)  # the same prompt and page table as the fixture
-    few = decode_loop.generate(cfg, run)
+    cfg = dataclasses.replace(CFG, topk_pools=4)
+    few = decode_loop.generate(cfg, RUN)  # the same prompt and page table as the fixture
     assert np.abs(few.logits[0] - compact.logits[0]).max() > 0.1  # the selection changes the model
-    forced = decode_loop.generate(cfg, run, "dense-fp8", forced=few.tokens)
+    forced = decode_loop.generate(cfg, RUN, "dense-fp8", forced=few.tokens)
     assert_greedy_agrees(few, forced, SAME_VALUES_MAX_ABS)
 
 
@@ -144,7 +153,8 @@ SHARDED_SCRIPT = textwrap.dedent(
     sys.path.insert(0, {examples!r})
     import numpy as np
     import decode_loop, glm_nope_model
-    result = decode_loop.generate(glm_nope_model.Config(), decode_loop.Run(data=2, model=4))
+    cfg = glm_nope_model.Config(**{config!r})
+    result = decode_loop.generate(cfg, decode_loop.Run(**{run!r}))
     np.savez({out!r}, tokens=result.tokens, logits=result.logits)
     """
 )
@@ -152,11 +162,13 @@ SHARDED_SCRIPT = textwrap.dedent(
 
 def sharded_run(tmp_path):
     """data=2 x model=4 on 8 devices: in this process when conftest gave it 8 CPU devices."""
+    run = dataclasses.replace(RUN, data=2, model=4)
     if jax.device_count() >= 8:
-        return decode_loop.generate(DEFAULT, decode_loop.Run(data=2, model=4))
+        return decode_loop.generate(CFG, run)
     out = str(tmp_path / "sharded.npz")
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
-    script = SHARDED_SCRIPT.format(examples=EXAMPLES, out=out)
+    config, run = dataclasses.asdict(CFG), dataclasses.asdict(run)
+    script = SHARDED_SCRIPT.format(examples=EXAMPLES, out=out, config=config, run=run)
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=600)
     saved = np.load(out)
     return decode_loop.Result(tokens=saved["tokens"], logits=saved["logits"], implementation="", timings={})
@@ -223,9 +235,9 @@ def test_two_processes_like_two_hosts(tmp_path):
 
 def test_command_line_summary(tmp_path, capsys):
     out = tmp_path / "summary.json"
-    argv = "--layers 1 --hidden 128 --vocab 256 --ffn 128 --heads 8 --prompt-len 16 --steps 3".split()
-    argv += ["--page-size", "16", "--attention-share", "--check-dense", "--json", str(out)]
+    argv = [*CLI_FLAGS, "--attention-share", "--check-dense", "--json", str(out)]
     summary = decode_loop.main(argv)
+    assert summary["run"] == dataclasses.asdict(RUN) and summary["config"] == dataclasses.asdict(CFG)
     printed = capsys.readouterr().out
     assert "tokens/s" in printed and "528 B/token/layer" in printed and "656 B/token/layer" in printed
     assert "paired   dense mask over the same FP8 rows" in printed
@@ -235,7 +247,7 @@ def test_command_line_summary(tmp_path, capsys):
     assert json.loads(out.read_text())["candidates"] == 2051
     kv = {row["cache"]: row for row in summary["kv"]}
     assert kv["COMPACT fp8"]["vs_padded"] == pytest.approx(656 / 528, rel=1e-6)
-    assert kv["BF16 latent"]["bytes_per_token"] == 1024
+    assert kv["BF16 latent"]["bytes_per_token"] == CFG.num_layers * 1024
     assert np.isfinite(summary["attention_share"])  # a timing: reported, never judged in a test
 
 
