@@ -89,7 +89,7 @@ def say(config, message: str) -> None:
         return
     capture = config.pluginmanager.get_plugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
-        if getattr(reporter._tw, "width_of_current_line", 0):  # after -q's progress dots
+        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):  # after -q's dots
             reporter.write("\n")
         reporter.write_line(message)
 
