@@ -100,12 +100,17 @@ def test_automatic_calls_under_shard_map_default_checks(layout):
     assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), want_out, want_lse, label=layout)
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
-def test_export_for_an_h200_under_shard_map_default_checks(layout):
-    """From this CPU host, for the H200: our KV-row and sm_90a kernels (8 tokens per
-    device: T >= 4), inside the shard_map, with the varying-axes check on."""
+@pytest.mark.parametrize(
+    ("layout", "per_device", "attention_target"),
+    [(layout, 8, "@jax_glm_nope_sm90_sparse_mla") for layout in LAYOUTS]
+    + [("heads", 1, "@__gpu$xla.gpu.triton"), ("data_x_model", 1, "@__gpu$xla.gpu.triton")],
+)
+def test_export_for_an_h200_under_shard_map_default_checks(layout, per_device, attention_target):
+    """From this CPU host, for the H200: our KV-row kernel and the attention kernel the
+    table picks (8 tokens per device: our sm_90a kernel; one, the decode shape: Pallas),
+    inside the shard_map, with the varying-axes check on."""
     mesh, data, heads, shards = _layout(layout)
-    tokens = 8 * (mesh.shape[data] if data else 1)
+    tokens = per_device * (mesh.shape[data] if data else 1)
     step, specs = _sharded_step(mesh, data, heads)
     shapes = [
         ((shards * PAGES, PAGE_SIZE, 528), jnp.uint8),
@@ -125,7 +130,7 @@ def test_export_for_an_h200_under_shard_map_default_checks(layout):
                 *args
             )
         text = exported.mlir_module()
-        assert "@jax_glm_nope_write_kv" in text and "@jax_glm_nope_sm90_sparse_mla" in text
+        assert "@jax_glm_nope_write_kv" in text and attention_target in text
         assert exported.nr_devices == mesh.size and exported.platforms == platforms
 
 
