@@ -12,10 +12,20 @@
 //   M5  wgmma with B N-major (imm-trans-b = 1), no swizzle: which descriptor field (LBO /
 //       SBO) takes the K- and which the N-direction core stride, for two core orders (the
 //       family-L value MMA reads the fp16 tile [candidate][dim] as B[K = cand][N = dim]).
+// M6-M8: the next heads-major design's questions (research/anchors.md 5.0 (iii) calls them
+//   M5-M7; renumbered here because M5 was taken):
+//   M6  16 KB exchanges between the CTAs of a cluster pair (st.async + complete_tx, or
+//       st.shared::cluster + a remote release arrive), alone and beside m64n128k16 SS
+//       wgmma streams on both CTAs: cycles per exchange and the MMA rate lost.
+//   M7  the 64-row block gather by bulk copies (one per row) from a 1.1 GB pool, random
+//       rows: the product's 2-warp gather_rows against 4 warps of 16 rows (whole or half
+//       rows), 1 or 2 blocks in flight, and each one's issue cost per block.
+//   M8  score MMAs m64n64k16 (and n32) SS, both operands K-major, 16 k-steps per block, by
+//       one or both consumer warpgroups: the fraction of the dense fp16 rate.
 // Every micro-kernel's result is checked (a wrong PTX reports FAIL, not a speed); every
 // mbarrier wait is bounded (a timeout sets an error flag); SIGALRM ends a hung run.
 // Output: one "RESULT ..." line per measurement; "FAIL" on any check that fails.
-// Usage: stage0 [m1] [m2] [m3] [m4] [m5]   (default: all)
+// Usage: stage0 [m1] ... [m8]   (default: all)
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -34,8 +44,10 @@
 #include <vector>
 
 #include "ours/sm90/device_helpers.cuh"
+#include "ours/sm90/pipeline.cuh"
 
 namespace cg = cooperative_groups;
+namespace sm90 = jax_glm_nope::sm90;
 namespace ptx = jax_glm_nope::sm90::ptx;
 
 #define CK(x)                                                                               \
@@ -66,22 +78,33 @@ __host__ __device__ inline uint32_t hash32(uint64_t x) {
   x ^= x >> 33;
   return static_cast<uint32_t>(x);
 }
+// kCluster: acquire at cluster scope (the phase completed by the peer CTA of a cluster).
+template <bool kCluster = false>
 __device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity) {
   uint32_t ok;
-  asm volatile(
-      "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      " selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(ok)
-      : "r"(ptx::smem_u32(bar)), "r"(parity)
-      : "memory");
+  if constexpr (kCluster)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(ok)
+        : "r"(ptx::smem_u32(bar)), "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(ok)
+        : "r"(ptx::smem_u32(bar)), "r"(parity)
+        : "memory");
   return ok != 0;
 }
 // Bounded wait: false (and *err = code) after `limit` cycles.
+template <bool kCluster = false>
 __device__ __forceinline__ bool mbar_wait_bounded(uint64_t* bar, uint32_t parity,
                                                   long long limit, int* err) {
-  if (mbar_try_wait(bar, parity)) return true;
+  if (mbar_try_wait<kCluster>(bar, parity)) return true;
   const long long t0 = clock64();
-  while (!mbar_try_wait(bar, parity)) {
+  while (!mbar_try_wait<kCluster>(bar, parity)) {
     if (clock64() - t0 > limit) {
       atomicExch(err, 1);
       return false;
@@ -1130,15 +1153,675 @@ static void run_m5() {
   CK(cudaFree(dD));
 }
 
+// ============================================================================ M6-M8
+// The next heads-major design's microbenchmarks (research/anchors.md, 5.0 (iii), which
+// names them M5-M7; M5 here was already the N-major descriptor probe, so they are M6-M8).
+// Shared operands, K-major, no swizzle, in the product's core layout (core_offset<NP>):
+// cores along K NP x 16 bytes apart (LBO), along M/N 128 bytes apart (SBO); k-step s of an
+// NP-row operand starts NP x 32 bytes further on.
+
+// wgmma m64nNk16 f32 <- f16 x f16, both operands from shared memory; D zeroed first
+// unless `accumulate`.
+template <int N>
+struct Ss;
+template <>
+struct Ss<32> {
+  __device__ __forceinline__ static void mma(float (&d)[16], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %18, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(a), "l"(b), "r"(accumulate));
+  }
+};
+template <>
+struct Ss<64> {
+  __device__ __forceinline__ static void mma(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(a), "l"(b), "r"(accumulate));
+  }
+};
+template <>
+struct Ss<128> {
+  __device__ __forceinline__ static void mma(float (&d)[64], uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b), "r"(accumulate));
+  }
+};
+
+// NP x K (K-major) fp16 values from global (row-major) into shared memory, core layout.
+template <int NP>
+__device__ __forceinline__ void to_cores(uint8_t* dst, const __half* src, int k_dims, int tid,
+                                         int nthreads) {
+  for (int i = tid; i < NP * k_dims; i += nthreads)
+    *reinterpret_cast<__half*>(dst + sm90::core_offset<NP>(i / k_dims, i % k_dims)) = src[i];
+}
+template <int NP>
+__device__ __forceinline__ uint64_t kstep_desc(const uint8_t* base, int s) {
+  return ptx::smem_desc(base + s * NP * 32, NP * 16, 128);
+}
+// Values in {-1, 0, 1}: every product below is exact in fp32.
+static std::vector<__half> small_ints(size_t n, uint64_t seed, std::vector<float>& f) {
+  std::vector<__half> h(n);
+  f.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    f[i] = float(int(hash32(i + seed) % 3) - 1);
+    h[i] = __float2half(f[i]);
+  }
+  return h;
+}
+// One warpgroup's m64nN accumulator fragment (thread `t` of 128, element e) -> (row, col).
+__host__ __device__ inline void frag_rc(int t, int e, int& row, int& col) {
+  const int w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+  row = 16 * w + g + 8 * ((e / 2) % 2);
+  col = 8 * (e / 4) + 2 * q + (e % 2);
+}
+
+// ---------------------------------------------------------------------------- M6
+// 16 KB exchanges between the two CTAs of a cluster pair (the next design's partial-score
+// exchange: 128 threads x 32 fp32), alone and beside a stream of m64n128k16 SS wgmmas on
+// both CTAs. Warpgroups 0 and 1: chains of 16 k-steps (A 64 x 256, B 128 x 256, 1024
+// tensor cycles per chain) until the exchanger is done; warpgroup 2: `rounds` lock-step
+// rounds: wait the peer's "free" of buffer r % 2, write 16 KB into it, wait the peer's
+// 16 KB in the own buffer, check every word, free it on the peer. Mode 0: st.async with
+// mbarrier complete_tx on the peer's barrier (armed locally with expect_tx); mode 1:
+// st.shared::cluster, then one mbarrier.arrive.release.cluster per warp on the peer.
+constexpr int kM6Bytes = 16384, kM6Stats = 8;
+constexpr size_t kM6Smem = 200 * 1024;  // as the design's CTA: one per SM
+__device__ __forceinline__ uint32_t mapa_u32(uint32_t addr, uint32_t rank) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+__device__ __forceinline__ void remote_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Every thread of the 128 at named barrier ID gets the OR of their `v`.
+template <int ID>
+__device__ __forceinline__ int wg_any(int v) {
+  uint32_t r;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.b32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n"
+      " selp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(r)
+      : "r"(v), "n"(ID)
+      : "memory");
+  return int(r);
+}
+__host__ __device__ inline uint32_t m6_word(int round, uint32_t rank, int i) {
+  return uint32_t(round) * 0x9E3779B1u ^ (rank << 31) ^ uint32_t(i);
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(384, 1)
+    m6_kernel(const __half* A, const __half* B, int rounds, int mma_on, int min_iters, float* D,
+              long long* stats, int* err, long long timeout) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  __shared__ uint64_t recv_full[2], recv_free[2];
+  __shared__ int done;
+  uint8_t* sA = smem;                                // 64 x 256 fp16
+  uint8_t* sB = smem + 64 * 256 * 2;                 // 128 x 256 fp16
+  uint4* recv = reinterpret_cast<uint4*>(smem + 192 * 256 * 2);  // 2 x 16 KB
+  const int tid = threadIdx.x, wg = tid / 128;
+  cg::cluster_group cluster = cg::this_cluster();
+  const uint32_t rank = cluster.block_rank(), peer = rank ^ 1;
+  to_cores<64>(sA, A, 256, tid, 384);
+  to_cores<128>(sB, B, 256, tid, 384);
+  if (tid == 0) {
+    for (int b = 0; b < 2; ++b) {
+      ptx::mbar_init(&recv_full[b], MODE == 0 ? 1 : 4);
+      ptx::mbar_init(&recv_free[b], 1);
+    }
+    done = rounds == 0;
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  ptx::fence_proxy_async();
+  cluster.sync();  // both CTAs' barriers exist before any remote access
+  long long* st = stats + size_t(blockIdx.x) * kM6Stats;
+  if (wg < 2 && mma_on) {
+    float acc[64];
+    int it = 0;
+    const long long t0 = clock64();
+    for (;;) {
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int s = 0; s < 16; ++s) Ss<128>::mma(acc, kstep_desc<64>(sA, s), kstep_desc<128>(sB, s), s);
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::fence_regs(acc);
+      ++it;
+      const int stop = it >= min_iters && *reinterpret_cast<volatile int*>(&done);
+      if (wg == 0 ? wg_any<1>(stop) : wg_any<2>(stop)) break;
+    }
+    const long long t1 = clock64();
+    if (tid % 128 == 0) {
+      st[2 * wg] = t1 - t0;
+      st[2 * wg + 1] = it;
+    }
+    float* out = D + (size_t(blockIdx.x) * 2 + wg) * 64 * 128;
+#pragma unroll
+    for (int e = 0; e < 64; ++e) {
+      int row, col;
+      frag_rc(tid % 128, e, row, col);
+      out[row * 128 + col] = acc[e];
+    }
+  } else if (wg == 2 && rounds > 0) {
+    const int x = tid - 256, lane = tid % 32;
+    const uint32_t peer_recv = mapa_u32(ptx::smem_u32(recv), peer);
+    const uint32_t peer_full = mapa_u32(ptx::smem_u32(recv_full), peer);
+    const uint32_t peer_free = mapa_u32(ptx::smem_u32(recv_free), peer);
+    long long issue = 0, wait = 0;
+    int bad = 0, r = 0;
+    const long long t0 = clock64();
+    for (; r < rounds; ++r) {
+      const int b = r & 1;
+      const uint32_t phase = (r >> 1) & 1;
+      if (MODE == 0 && x == 0) ptx::mbar_arrive_expect_tx(&recv_full[b], kM6Bytes);
+      if (!mbar_wait_bounded<true>(&recv_free[b], phase ^ 1, timeout, err)) break;
+      const long long ta = clock64();
+#pragma unroll
+      for (int j = 0; j < kM6Bytes / 16 / 128; ++j) {
+        const int i = x + 128 * j;  // uint4 i of the 16 KB
+        const uint32_t dst = peer_recv + uint32_t(b * kM6Bytes + 16 * i);
+        const uint32_t w0 = m6_word(r, rank, 4 * i), w1 = m6_word(r, rank, 4 * i + 1),
+                       w2 = m6_word(r, rank, 4 * i + 2), w3 = m6_word(r, rank, 4 * i + 3);
+        if constexpr (MODE == 0)
+          asm volatile(
+              "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, "
+              "%4}, [%5];" ::"r"(dst),
+              "r"(w0), "r"(w1), "r"(w2), "r"(w3), "r"(peer_full + 8 * b)
+              : "memory");
+        else
+          asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst), "r"(w0),
+                       "r"(w1), "r"(w2), "r"(w3)
+                       : "memory");
+      }
+      if constexpr (MODE == 1) {
+        __syncwarp();
+        if (lane == 0) remote_arrive(peer_full + 8 * b);
+      }
+      const long long tb = clock64();
+      if (!mbar_wait_bounded<true>(&recv_full[b], phase, timeout, err)) break;
+      const long long tc = clock64();
+#pragma unroll
+      for (int j = 0; j < kM6Bytes / 16 / 128; ++j) {
+        const int i = x + 128 * j;
+        const uint4 v = recv[b * (kM6Bytes / 16) + i];
+        bad |= (v.x != m6_word(r, peer, 4 * i)) | (v.y != m6_word(r, peer, 4 * i + 1)) |
+               (v.z != m6_word(r, peer, 4 * i + 2)) | (v.w != m6_word(r, peer, 4 * i + 3));
+      }
+      asm volatile("bar.sync 3, 128;" ::: "memory");  // every read of buffer b is done
+      if (x == 0) remote_arrive(peer_free + 8 * b);
+      issue += tb - ta;
+      wait += tc - tb;
+    }
+    const long long t1 = clock64();
+    if (bad) atomicExch(err, 2);
+    if (x == 0) {
+      *reinterpret_cast<volatile int*>(&done) = 1;
+      st[4] = t1 - t0;
+      st[5] = issue;
+      st[6] = wait;
+      st[7] = r;
+    }
+  }
+  cluster.sync();  // no CTA leaves while its peer may still write or arrive remotely
+}
+
+struct M6Out {
+  double us = 0, mma_frac = 0, round = 0, issue = 0, wait = 0;
+  bool ok = false;
+};
+template <int MODE>
+static M6Out m6_run(const __half* dA, const __half* dB, const std::vector<float>& fA,
+                    const std::vector<float>& fB, int rounds, int mma_on, int min_iters) {
+  const int grid = g_sms / 2 * 2;
+  float* dD;
+  long long* dst;
+  int* derr;
+  CK(cudaMalloc(&dD, size_t(grid) * 2 * 64 * 128 * 4));
+  CK(cudaMalloc(&dst, size_t(grid) * kM6Stats * 8));
+  CK(cudaMalloc(&derr, 4));
+  CK(cudaMemset(dst, 0, size_t(grid) * kM6Stats * 8));
+  CK(cudaMemset(derr, 0, 4));
+  auto k = m6_kernel<MODE>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kM6Smem)));
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(384);
+  cfg.dynamicSmemBytes = kM6Smem;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  M6Out o;
+  int nclusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&nclusters, k, &cfg) != cudaSuccess || nclusters == 0) {
+    (void)cudaGetLastError();
+    FAILF("m6: a 2-CTA cluster of 384 threads and %zu KB is not launchable here", kM6Smem / 1024);
+    return o;
+  }
+  const long long timeout = 2000000000LL;
+  o.us = time_us([&] { CK(cudaLaunchKernelEx(&cfg, k, dA, dB, rounds, mma_on, min_iters, dD, dst, derr, timeout)); }, 5, 1);
+  int err = 0;
+  CK(cudaMemcpy(&err, derr, 4, cudaMemcpyDeviceToHost));
+  std::vector<long long> hs(size_t(grid) * kM6Stats);
+  CK(cudaMemcpy(hs.data(), dst, hs.size() * 8, cudaMemcpyDeviceToHost));
+  o.ok = err == 0;
+  if (err) FAILF("m6 mode %d rounds %d mma %d: %s", MODE, rounds, mma_on, err == 2 ? "wrong exchanged words" : "mbarrier timeout");
+  std::vector<double> frac, round, issue, wait;
+  for (int c = 0; c < grid; ++c) {
+    const long long* s = &hs[size_t(c) * kM6Stats];
+    if (mma_on)
+      for (int w = 0; w < 2; ++w)
+        if (s[2 * w] > 0) frac.push_back(2.0 * 64 * 128 * 256 * s[2 * w + 1] / s[2 * w] / 2048.0);
+    if (rounds > 0) {
+      if (s[7] != rounds) o.ok = false;
+      round.push_back(double(s[4]) / rounds);
+      issue.push_back(double(s[5]) / rounds);
+      wait.push_back(double(s[6]) / rounds);
+    }
+  }
+  // Per SM both warpgroups share the tensor pipe: FLOP/clk/SM = sum of the two, / 4096.
+  o.mma_frac = mma_on ? median(frac) : 0;
+  o.round = median(round);
+  o.issue = median(issue);
+  o.wait = median(wait);
+  if (mma_on) {  // the product of the first 4 CTAs' warpgroups
+    std::vector<float> h(size_t(8) * 64 * 128);
+    CK(cudaMemcpy(h.data(), dD, h.size() * 4, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (size_t i = 0; i < h.size(); ++i) {
+      const int n = i % 128, m = (i / 128) % 64;
+      double r = 0;
+      for (int kk = 0; kk < 256; ++kk) r += fA[m * 256 + kk] * fB[n * 256 + kk];
+      bad += h[i] != float(r);
+    }
+    if (bad) {
+      FAILF("m6 mode %d: %d of %zu wgmma products wrong", MODE, bad, h.size());
+      o.ok = false;
+    }
+  }
+  CK(cudaFree(dD));
+  CK(cudaFree(dst));
+  CK(cudaFree(derr));
+  return o;
+}
+
+static void run_m6() {
+  std::printf(
+      "== M6: 16 KB exchanges in a 2-CTA cluster (lock-step rounds), alone and beside m64n128k16 "
+      "SS on 2 warpgroups per CTA\n");
+  std::vector<float> fA, fB;
+  const std::vector<__half> hA = small_ints(64 * 256, 21, fA), hB = small_ints(128 * 256, 700000, fB);
+  __half *dA, *dB;
+  CK(cudaMalloc(&dA, hA.size() * 2));
+  CK(cudaMalloc(&dB, hB.size() * 2));
+  CK(cudaMemcpy(dA, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dB, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+  const int rounds = 2000;
+  const M6Out base = m6_run<0>(dA, dB, fA, fB, 0, 1, 2000);
+  std::printf("RESULT m6 MMA alone (2 WGs x m64n128k16 SS chains of 16): %.1f us, %.1f%% of dense fp16%s\n",
+              base.us, 100 * base.mma_frac, base.ok ? "" : " INVALID");
+  const char* name[2] = {"st.async+complete_tx", "st.shared::cluster+arrive.release"};
+  for (int mode = 0; mode < 2; ++mode)
+    for (int mma_on = 0; mma_on < 2; ++mma_on) {
+      const M6Out o = mode == 0 ? m6_run<0>(dA, dB, fA, fB, rounds, mma_on, 1)
+                                : m6_run<1>(dA, dB, fA, fB, rounds, mma_on, 1);
+      char mma_s[96] = "";
+      if (mma_on)
+        std::snprintf(mma_s, sizeof mma_s, ", MMA %.1f%% of dense (alone %.1f%%: %.1f%% lost)",
+                      100 * o.mma_frac, 100 * base.mma_frac,
+                      100 * (1 - o.mma_frac / std::max(base.mma_frac, 1e-9)));
+      std::printf(
+          "RESULT m6 %-33s %s: %.0f cycles per round (write issue %.0f, then wait for the peer's "
+          "%.0f), %.2f B/clk/SM each way, %.1f us for %d rounds%s%s\n",
+          name[mode], mma_on ? "with MMA" : "alone   ", o.round, o.issue, o.wait,
+          kM6Bytes / std::max(o.round, 1.0), o.us, rounds, mma_s, o.ok ? "" : " INVALID");
+    }
+  CK(cudaFree(dA));
+  CK(cudaFree(dB));
+}
+
+// ---------------------------------------------------------------------------- M7
+// The producer's gather of 64-row blocks (one bulk copy per row) from a pool far larger
+// than L2, random rows, into an NS-stage ring of 64 x 528-byte rows, against a consumer
+// warpgroup that XORs every landed byte into a checksum (checked on the host) and frees the
+// stage. Producers: the product's gather_rows (2 warps, lane = row: 32 lane-serial copies
+// per warp per block) or 4 warps of 16 rows (lanes 0-15), whole rows (528 B) or the design's
+// half rows (bytes 256-527, 272 B). One CTA per SM, `nblocks` blocks per CTA.
+// Probe mode (NS = nblocks): no stage is ever waited for, so the producers' loop time per
+// block is their issue cost; their index loads are touched first (L1 hits).
+constexpr int kM7Consumers = 128, kM7Stride = sm90::kRowBytes;
+constexpr int kM7Stats = 9;  // per CTA: consumer cycles, each producer warp's loop and issue cycles
+
+// Warp `warp` of 4: rows 16 warp + lane of each block (lanes 0-15), bytes [OFF, OFF + BYTES)
+// of each; `spent` += the cycles from the stage being free to the warp's last copy issued.
+template <int NS, int BYTES, int OFF>
+__device__ __forceinline__ void m7_gather4(const uint8_t* pool, const int* blk_idx, int nblocks,
+                                           int warp, int lane, uint8_t* ring, uint64_t* full,
+                                           uint64_t* empty, long long& spent) {
+  const bool mine = lane < 16;
+  const int row = 16 * warp + (lane & 15);
+  int slot = __ldg(blk_idx + row);
+  for (int b = 0; b < nblocks; ++b) {
+    const int s = b % NS, src_row = slot;
+    if (b + 1 < nblocks) slot = __ldg(blk_idx + (b + 1) * sm90::kBlockRows + row);
+    ptx::mbar_wait(&empty[s], ((b / NS) & 1) ^ 1);
+    const long long t = clock64();
+    if (lane == 0) ptx::mbar_arrive_expect_tx(&full[s], 16 * BYTES);
+    __syncwarp();
+    uint8_t* dst = ring + (s * sm90::kBlockRows + row) * kM7Stride + OFF;
+    if (mine) ptx::bulk_copy(dst, pool + int64_t(src_row) * kM7Stride + OFF, BYTES, &full[s]);
+    __syncwarp();
+    spent += clock64() - t;
+  }
+}
+
+// PW producer warps (2: the product's gather, 4: m7_gather4) after kM7Consumers threads.
+template <int NS, int PW, int BYTES, int OFF>
+__global__ void __launch_bounds__(kM7Consumers + PW * 32, 1)
+    m7_kernel(const uint8_t* __restrict__ pool, const int* __restrict__ idx, int64_t slots,
+              int nblocks, uint32_t* xor_out, long long* stats, int* err, long long timeout) {
+  static_assert(PW == 4 || (PW == 2 && BYTES == kM7Stride && OFF == 0), "2 warps: the product's");
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint8_t* ring = smem;
+  int* flags = reinterpret_cast<int*>(smem + NS * sm90::kBlockRows * kM7Stride);
+  uint64_t* full = reinterpret_cast<uint64_t*>(flags + NS * sm90::kBlockRows);
+  uint64_t* empty = full + NS;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int topk = nblocks * sm90::kBlockRows;
+  const int* my_idx = idx + int64_t(blockIdx.x) * topk;
+  if (tid == 0) {
+    for (int s = 0; s < NS; ++s) {
+      ptx::mbar_init(&full[s], PW);
+      ptx::mbar_init(&empty[s], kM7Consumers / 32);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (warp >= kM7Consumers / 32) {  // producers
+    const int pw = warp - kM7Consumers / 32;
+    int touch = 0;  // the probe's index loads hit L1 (the timed loop measures issue only)
+    if (NS >= nblocks)
+      for (int i = lane; i < topk; i += 32) touch += __ldg(my_idx + i);
+    __syncwarp();
+    if (touch == -7) stats[0] = touch;  // keeps the loads
+    long long spent = 0;
+    const long long t0 = clock64();
+    if constexpr (PW == 2) {
+      sm90::SparseMlaParams p{};
+      p.pool = pool;
+      p.indices = idx;
+      p.num_slots = slots;
+      p.row_bytes = kM7Stride;
+      p.topk = topk;
+      sm90::gather_rows<NS>(p, blockIdx.x, 0, topk, nblocks, pw, lane, ring, flags, full, empty);
+    } else {
+      m7_gather4<NS, BYTES, OFF>(pool, my_idx, nblocks, pw, lane, ring, full, empty, spent);
+    }
+    const long long t1 = clock64();
+    if (lane == 0) {
+      stats[kM7Stats * blockIdx.x + 1 + pw] = t1 - t0;
+      stats[kM7Stats * blockIdx.x + 5 + pw] = spent;
+    }
+    return;
+  }
+  // Consumers: every 16-byte chunk of the block's copied bytes, then free the stage.
+  constexpr int kChunks = BYTES / 16;
+  uint32_t x = 0;
+  const long long t0 = clock64();
+  for (int b = 0; b < nblocks; ++b) {
+    const int s = b % NS;
+    if (!mbar_wait_bounded(&full[s], (b / NS) & 1, timeout, err)) break;
+    const uint8_t* base = ring + s * sm90::kBlockRows * kM7Stride + OFF;
+    for (int c = tid; c < sm90::kBlockRows * kChunks; c += kM7Consumers) {
+      const uint4 v = *reinterpret_cast<const uint4*>(base + (c / kChunks) * kM7Stride + (c % kChunks) * 16);
+      x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(&empty[s]);
+  }
+  if (tid == 0) stats[kM7Stats * blockIdx.x] = clock64() - t0;
+#pragma unroll
+  for (int o = 16; o; o >>= 1) x ^= __shfl_xor_sync(0xffffffffu, x, o);
+  if (lane == 0) atomicXor(xor_out, x);
+}
+
+template <int NS, int PW, int BYTES, int OFF>
+static void m7_case(const uint8_t* pool, const int* didx, int64_t slots, int nblocks,
+                    uint32_t want, uint32_t* dx, long long* dstats, int* derr) {
+  const int grid = g_sms, threads = kM7Consumers + PW * 32;
+  const size_t smem = size_t(NS) * sm90::kBlockRows * (kM7Stride + 4) + 2 * NS * 8;
+  auto k = m7_kernel<NS, PW, BYTES, OFF>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const long long timeout = 2000000000LL;
+  auto launch = [&] { k<<<grid, threads, smem>>>(pool, didx, slots, nblocks, dx, dstats, derr, timeout); };
+  CK(cudaMemset(dstats, 0, size_t(grid) * kM7Stats * 8));
+  CK(cudaMemset(dx, 0, 4));
+  CK(cudaMemset(derr, 0, 4));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  uint32_t got;
+  int err;
+  CK(cudaMemcpy(&got, dx, 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&err, derr, 4, cudaMemcpyDeviceToHost));
+  const bool ok = got == want && err == 0;
+  const bool probe = NS >= nblocks;
+  if (!ok) FAILF("m7 %d warps %d B NS=%d: checksum %08x want %08x, timeout flag %d", PW, BYTES, NS, got, want, err);
+  const double us = time_us(launch, 10);
+  std::vector<long long> hs(size_t(grid) * kM7Stats);
+  CK(cudaMemcpy(hs.data(), dstats, hs.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<double> cons, prod, issue;
+  for (int c = 0; c < grid; ++c) {
+    const long long* st = &hs[size_t(kM7Stats) * c];
+    cons.push_back(double(st[0]) / nblocks);
+    prod.push_back(double(*std::max_element(st + 1, st + 1 + PW)) / nblocks);
+    issue.push_back(double(*std::max_element(st + 5, st + 5 + PW)) / nblocks);
+  }
+  const double rows = double(grid) * nblocks * sm90::kBlockRows;
+  char issue_s[64] = "n/a (the product's loop)";
+  if (PW == 4) std::snprintf(issue_s, sizeof issue_s, "%.0f", median(issue));
+  std::printf(
+      "RESULT m7 gather %d warps %s %3d B NS=%d%s: %.1f us, %.0f Mrows/s, %.2f TB/s, consumer "
+      "%.0f cycles/block, producer loop %.0f cycles/block (slowest warp), copy issue %s "
+      "cycles/block/warp%s\n",
+      PW, PW == 2 ? "(product gather_rows)" : "(16 rows each)        ", BYTES, NS,
+      probe ? " probe" : "      ", us, rows / us, rows * BYTES / (us * 1e-6) / 1e12, median(cons),
+      median(prod), issue_s, ok ? "" : " INVALID");
+}
+
+static void run_m7() {
+  const size_t pool_bytes = 1100000000ULL;  // 1.1 GB, 22x the L2
+  const int64_t slots = int64_t(pool_bytes / kM7Stride);
+  std::printf("== M7: block gather (64 rows by bulk copies), pool %.2f GB, random rows, 1 CTA/SM\n",
+              pool_bytes / 1e9);
+  uint8_t* pool;
+  CK(cudaMalloc(&pool, pool_bytes));
+  m3_fill<<<g_sms * 8, 256>>>(reinterpret_cast<uint32_t*>(pool), pool_bytes / 4);
+  CK(cudaGetLastError());
+  const int nblocks = 64, probe_blocks = 6;  // 64 x 64 rows per CTA; probe: 6 stages
+  const size_t n = size_t(g_sms) * nblocks * sm90::kBlockRows;
+  std::vector<int> idx(n);
+  std::mt19937_64 rng(4321);
+  for (auto& v : idx) v = int(rng() % uint64_t(slots));
+  int* didx;
+  uint32_t* dx;
+  long long* dstats;
+  int* derr;
+  CK(cudaMalloc(&didx, n * 4));
+  CK(cudaMalloc(&dx, 4));
+  CK(cudaMalloc(&dstats, size_t(g_sms) * kM7Stats * 8));
+  CK(cudaMalloc(&derr, 4));
+  CK(cudaMemcpy(didx, idx.data(), n * 4, cudaMemcpyHostToDevice));
+  // Host checksums: bytes [off, 528) of every row of the first `blocks` blocks of each CTA.
+  auto want = [&](int blocks, int off) {
+    uint32_t x = 0;
+    for (int c = 0; c < g_sms; ++c)
+      for (int i = 0; i < blocks * sm90::kBlockRows; ++i) {
+        const uint64_t w0 = uint64_t(idx[size_t(c) * nblocks * sm90::kBlockRows + i]) * kM7Stride / 4;
+        for (int kk = off / 4; kk < kM7Stride / 4; ++kk) x ^= hash32(w0 + kk);
+      }
+    return x;
+  };
+  const uint32_t w_full = want(nblocks, 0), w_half = want(nblocks, 256);
+  m7_case<1, 2, 528, 0>(pool, didx, slots, nblocks, w_full, dx, dstats, derr);
+  m7_case<2, 2, 528, 0>(pool, didx, slots, nblocks, w_full, dx, dstats, derr);
+  m7_case<1, 4, 528, 0>(pool, didx, slots, nblocks, w_full, dx, dstats, derr);
+  m7_case<2, 4, 528, 0>(pool, didx, slots, nblocks, w_full, dx, dstats, derr);
+  m7_case<1, 4, 272, 256>(pool, didx, slots, nblocks, w_half, dx, dstats, derr);
+  m7_case<2, 4, 272, 256>(pool, didx, slots, nblocks, w_half, dx, dstats, derr);
+  // Probe: the CTA's indices are laid out for nblocks blocks; the probe reads the first 6.
+  // (its topk = 6 x 64 indexes the index array as [CTA][384]: other rows, checksum below)
+  std::vector<int> pidx(size_t(g_sms) * probe_blocks * sm90::kBlockRows);
+  for (int c = 0; c < g_sms; ++c)
+    for (int i = 0; i < probe_blocks * sm90::kBlockRows; ++i)
+      pidx[size_t(c) * probe_blocks * sm90::kBlockRows + i] = idx[size_t(c) * nblocks * sm90::kBlockRows + i];
+  CK(cudaMemcpy(didx, pidx.data(), pidx.size() * 4, cudaMemcpyHostToDevice));
+  const uint32_t p_full = want(probe_blocks, 0), p_half = want(probe_blocks, 256);
+  m7_case<6, 2, 528, 0>(pool, didx, slots, probe_blocks, p_full, dx, dstats, derr);
+  m7_case<6, 4, 528, 0>(pool, didx, slots, probe_blocks, p_full, dx, dstats, derr);
+  m7_case<6, 4, 272, 256>(pool, didx, slots, probe_blocks, p_half, dx, dstats, derr);
+  CK(cudaFree(pool));
+  CK(cudaFree(didx));
+  CK(cudaFree(dx));
+  CK(cudaFree(dstats));
+  CK(cudaFree(derr));
+}
+
+// ---------------------------------------------------------------------------- M8
+// The score MMA of the next design: per block, each consumer warpgroup runs 16 k-steps of
+// m64nNk16 SS over 256 dims, q̂ (64 heads x 256, shared by the warpgroups) as A and its
+// own candidates x 256 tile as B, k-steps 0-7 into accumulator 0 and 8-15 into 1 (one
+// per 128-dim scale tile), then waits. N = 64 (the design) or 32 (today's shape).
+constexpr int kM8Dims = 256, kM8Steps = kM8Dims / 16;
+template <int N, int NWG>
+__global__ void __launch_bounds__(NWG * 128, 1)
+    m8_score(const __half* A, const __half* B, int iters, float* D, long long* cycles) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint8_t* sA = smem;                      // 64 x 256 fp16, 32 KB
+  uint8_t* sB = smem + 64 * kM8Dims * 2;  // NWG x (N x 256 fp16)
+  const int tid = threadIdx.x, wg = tid / 128;
+  to_cores<64>(sA, A, kM8Dims, tid, NWG * 128);
+  for (int w = 0; w < NWG; ++w)
+    to_cores<N>(sB + w * N * kM8Dims * 2, B + size_t(w) * N * kM8Dims, kM8Dims, tid, NWG * 128);
+  ptx::fence_proxy_async();
+  __syncthreads();
+  const uint8_t* myB = sB + wg * N * kM8Dims * 2;
+  float acc[2][N / 2];
+  const long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < kM8Steps; ++s)
+      Ss<N>::mma(acc[s / 8], kstep_desc<64>(sA, s), kstep_desc<N>(myB, s), s % 8);
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(acc[0]);
+    ptx::fence_regs(acc[1]);
+  }
+  __syncthreads();
+  if (tid == 0) cycles[blockIdx.x] = clock64() - t0;
+  float* out = D + (size_t(blockIdx.x) * NWG + wg) * 2 * 64 * N;
+#pragma unroll
+  for (int a = 0; a < 2; ++a)
+#pragma unroll
+    for (int e = 0; e < N / 2; ++e) {
+      int row, col;
+      frag_rc(tid % 128, e, row, col);
+      out[(a * 64 + row) * N + col] = acc[a][e];
+    }
+}
+
+template <int N, int NWG>
+static void m8_case(const __half* dA, const __half* dB, const std::vector<float>& fA,
+                    const std::vector<float>& fB) {
+  const int blocks = g_sms, iters = 4000;
+  const size_t smem = size_t(64 + NWG * N) * kM8Dims * 2;
+  const size_t dn = size_t(blocks) * NWG * 2 * 64 * N;
+  float* dD;
+  long long* cyc;
+  CK(cudaMalloc(&dD, dn * 4));
+  CK(cudaMalloc(&cyc, blocks * 8));
+  auto k = m8_score<N, NWG>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const double us = time_us([&] { k<<<blocks, NWG * 128, smem>>>(dA, dB, iters, dD, cyc); }, 5, 1);
+  std::vector<float> h(dn);
+  CK(cudaMemcpy(h.data(), dD, dn * 4, cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (size_t i = 0; i < dn; ++i) {  // D[a][m][n] = sum over dims 128 a .. 128 a + 127
+    const int n = i % N, m = (i / N) % 64, a = (i / (64 * N)) % 2, w = (i / (2 * 64 * N)) % NWG;
+    double r = 0;
+    for (int kk = 128 * a; kk < 128 * a + 128; ++kk)
+      r += fA[m * kM8Dims + kk] * fB[(size_t(w) * N + n) * kM8Dims + kk];
+    bad += h[i] != float(r);
+  }
+  std::vector<long long> hc(blocks);
+  CK(cudaMemcpy(hc.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
+  const double cycles = median(std::vector<double>(hc.begin(), hc.end()));
+  const double flop_cta = 2.0 * 64 * N * kM8Dims * double(iters) * NWG;
+  if (bad) FAILF("m8 m64n%dk16 SS WG=%d: %d of %zu scores wrong", N, NWG, bad, dn);
+  std::printf(
+      "RESULT m8 score m64n%dk16 SS (A 64 x 256 shared, B own %d x 256) WG/CTA=%d: %.0f cycles "
+      "per block (of %d k-steps per WG), %.1f us, %.0f TFLOP/s chip, %.0f FLOP/clk/SM = %.1f%% "
+      "of dense fp16 (4096)%s\n",
+      N, N, NWG, cycles / iters, kM8Steps, us, flop_cta * blocks / (us * 1e-6) / 1e12,
+      flop_cta / cycles, 100.0 * flop_cta / cycles / 4096.0, bad ? " INVALID" : "");
+  CK(cudaFree(dD));
+  CK(cudaFree(cyc));
+}
+
+static void run_m8() {
+  std::printf("== M8: score MMAs m64nNk16 SS over 256 dims per block, 1 or 2 warpgroups issuing\n");
+  std::vector<float> fA, fB;
+  const std::vector<__half> hA = small_ints(64 * kM8Dims, 11, fA);
+  const std::vector<__half> hB = small_ints(2 * 64 * kM8Dims, 500000, fB);  // 2 WGs x up to 64
+  __half *dA, *dB;
+  CK(cudaMalloc(&dA, hA.size() * 2));
+  CK(cudaMalloc(&dB, hB.size() * 2));
+  CK(cudaMemcpy(dA, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dB, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+  // WG w's B starts at w x N rows: fB[(w N + n) 256 + k] for either N.
+  m8_case<32, 1>(dA, dB, fA, fB);
+  m8_case<32, 2>(dA, dB, fA, fB);
+  m8_case<64, 1>(dA, dB, fA, fB);
+  m8_case<64, 2>(dA, dB, fA, fB);
+  CK(cudaFree(dA));
+  CK(cudaFree(dB));
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   signal(SIGALRM, on_alarm);
-  bool want[6] = {false, true, true, true, true, true};
+  bool want[9] = {false, true, true, true, true, true, true, true, true};
   if (argc > 1) {
-    for (int i = 1; i < 6; ++i) want[i] = false;
+    for (int i = 1; i < 9; ++i) want[i] = false;
     for (int i = 1; i < argc; ++i)
-      if (std::strlen(argv[i]) == 2 && argv[i][0] == 'm' && argv[i][1] >= '1' && argv[i][1] <= '5')
+      if (std::strlen(argv[i]) == 2 && argv[i][0] == 'm' && argv[i][1] >= '1' && argv[i][1] <= '8')
         want[argv[i][1] - '0'] = true;
+      else
+        std::printf("stage0: ignoring unknown argument %s (m1 .. m8)\n", argv[i]);
   }
   int dev = 0;
   CK(cudaSetDevice(dev));
@@ -1160,6 +1843,9 @@ int main(int argc, char** argv) {
   if (want[3]) { alarm(300); run_m3(); }
   if (want[4]) { alarm(300); run_m4(); }
   if (want[5]) { alarm(60); run_m5(); }
+  if (want[6]) { alarm(300); run_m6(); }
+  if (want[7]) { alarm(300); run_m7(); }
+  if (want[8]) { alarm(300); run_m8(); }
   alarm(0);
   std::printf("stage0: %d failure(s)\n", g_fail);
   return g_fail ? 1 : 0;
