@@ -106,14 +106,6 @@ def load_library_here() -> None:
         load_library()
 
 
-def export_disabled_checks() -> list:
-    """The ``jax.export.DisabledSafetyCheck`` list that exporting the package's custom calls
-    needs (XLA FFI targets are not in jax's list of stable custom calls)."""
-    from jax import export
-
-    return [export.DisabledSafetyCheck.custom_call(name) for name in TARGETS]
-
-
 def cxx_flashinfer_scratch_rule(library: ctypes.CDLL, num_heads: int, num_candidates: int):
     """``(scratch_heads, splits)`` as the compiled C++ computes them (for tests)."""
     return (
