@@ -8,6 +8,7 @@
 
 #include "asym_kernel.cuh"
 #include "ours/sm90/sparse_mla_kernel.cuh"
+#include "pair_kernel.cuh"
 #include "seesaw_kernel.cuh"
 
 namespace jax_glm_nope::lab {
@@ -32,6 +33,8 @@ struct LabParams : sm90::SparseMlaParams {
   bool hm_pipelined = false;
   // 33-128 heads, with hm_pipelined: the asymmetric heads-major kernel (asym_kernel.cuh).
   bool hm_asym = false;
+  // 33-128 heads: the dims-pair kernel (pair_kernel.cuh; a cluster of two CTAs per split).
+  bool hm_pair = false;
 };
 
 // The lab's variants, declared as the product declares its kernels.
@@ -89,7 +92,7 @@ inline bool product_defaults(const LabParams& p) {
   const LabParams d{};
   return p.pdl == d.pdl && p.warp_private == d.warp_private &&
          p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
-         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined;
+         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined && p.hm_pair == d.hm_pair;
 }
 
 // The launch the selftest makes: the product's own launcher when every knob is at its
@@ -99,6 +102,7 @@ inline cudaError_t lab_launch(const LabParams& p, cudaStream_t stream) {
   const sm90::SparseMlaParams& op = p;
   if (p.tokens == 0) return cudaSuccess;
   if (!sm90::valid_launch(op)) return cudaErrorInvalidValue;
+  if (p.hm_pair && p.heads > sm90::kGroupHeads) return sm90::launch_pair(op, stream, p.pdl);
   const KernelSpec* kernel = lab_kernel(p);
   if (kernel == nullptr) return cudaErrorInvalidValue;
   if (product_defaults(p)) {
