@@ -83,20 +83,10 @@ __device__ __forceinline__ uint32_t mapa(uint32_t addr, uint32_t rank) {
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
   return r;
 }
+// (the default semantics, release at CTA scope, as CUTLASS's ClusterBarrier: release at
+// cluster scope costs a MEMBAR.ALL.GPU per arrive, run 35's profile)
 __device__ __forceinline__ void remote_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-// Wait for a phase completed from the cluster (acquire at cluster scope).
-__device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n"
-      " .reg .pred done;\n"
-      " WAIT_%=:\n"
-      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      " @!done bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_u32(bar)),
-      "r"(parity)
-      : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 // 16 bytes into the peer's shared memory, completing them on the peer's mbarrier.
 __device__ __forceinline__ void st_async16(uint32_t dst, float4 v, uint32_t bar) {
@@ -329,12 +319,12 @@ __global__ void __launch_bounds__(kPrThreads, 1) sparse_mla_pair_kernel(const Sp
 
       // ---- exchange the partial sums with the peer ----
       if (tid == 0) ptx::mbar_arrive_expect_tx(&recv_full[wg], kPrXchgBytes);
-      if (round > 0) ptx::mbar_wait_cluster(&peer_free[wg], (round - 1) & 1);
+      if (round > 0) ptx::mbar_wait(&peer_free[wg], (round - 1) & 1);
 #pragma unroll
       for (int v = 0; v < 8; ++v)
         ptx::st_async16(peer_recv + uint32_t((v * 128 + tid) * 16),
                         make_float4(x[4 * v], x[4 * v + 1], x[4 * v + 2], x[4 * v + 3]), peer_recv_full);
-      ptx::mbar_wait_cluster(&recv_full[wg], round & 1);
+      ptx::mbar_wait(&recv_full[wg], round & 1);  // (CTA scope, as a TMA multicast's consumer)
 #pragma unroll
       for (int v = 0; v < 8; ++v) {
         const float4 y = recv[v * 128 + tid];

@@ -7,51 +7,56 @@
 namespace jax_glm_nope::sm90 {
 
 // ---------------------------------------------------------------------------
-// Split combine: one CTA per (token, head), 128 threads x 4 dims, splits merged in
-// index order as a running weighted mean (exact LSE merge, no atomics).
+// Split combine: one CTA per (token, head), warp q owning dims 128 q + 4 lane .. + 3. Each
+// warp reads the head's split LSEs across its lanes (32 splits per pass), takes their
+// maximum and the sum of the weights 2^(lse_s - max) by shuffles (one fixed tree, then lane
+// 0's sum broadcast), and then merges the splits in index order as o = sum_s (w_s / total)
+// x_s: every partial load of the head is independent of the others (no serial chain
+// through a running total), and no partial sum exceeds max |x_s|. Deterministic, no atomics.
 
 __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   ptx::grid_dependency_wait();  // the attention kernel's partials
   const int token = blockIdx.x;
   const int h = blockIdx.y;
+  const int lane = threadIdx.x % 32;
   const int splits = p.num_splits;
   const int64_t base = int64_t(token) * splits * p.heads + h;  // part_lse index of split 0
-  // Loads are issued 8 splits at a time before the ordered merge (b = 1 has 32 splits:
-  // one global latency per 8 splits instead of per split); same arithmetic and order.
-  constexpr int kAhead = 8;
+  auto lse_of = [&](int s) { return p.part_lse[base + int64_t(s) * p.heads]; };
   float m = -INFINITY;
   bool nan = false;
-#pragma unroll 8
-  for (int s = 0; s < splits; ++s) {
-    const float v = p.part_lse[base + int64_t(s) * p.heads];
+  for (int s = lane; s < splits; s += 32) {
+    const float v = lse_of(s);
     nan = nan || isnan(v);
     m = fmaxf(m, v);
   }
-  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(~0u, m, o));
+  nan = __any_sync(~0u, nan);
+  // (-inf splits weigh 0; the split at the max weighs 1, so total >= 1)
+  auto weight = [&](float v) { return v == m ? 1.0f : ptx::exp2_approx(v - m); };
   float total = 0.0f;
   if (!nan && m != -INFINITY) {
-    for (int s0 = 0; s0 < splits; s0 += kAhead) {
-      float v[kAhead];
-      float4 x[kAhead];
+    for (int s = lane; s < splits; s += 32) total += weight(lse_of(s));
 #pragma unroll
-      for (int k = 0; k < kAhead; ++k) {
-        const int64_t row = base + int64_t(s0 + k) * p.heads;
-        const bool in = s0 + k < splits;  // every split's rows are written, empty ones too
-        v[k] = in ? p.part_lse[row] : -INFINITY;
-        x[k] = in ? *reinterpret_cast<const float4*>(p.part_out + row * L::kHeadDim + threadIdx.x * 4)
-                  : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      }
-#pragma unroll
-      for (int k = 0; k < kAhead; ++k) {
-        const float wgt = v[k] == m ? 1.0f : ptx::exp2_approx(v[k] - m);  // -inf splits weigh 0
-        if (wgt == 0.0f) continue;
-        const float next = total + wgt;  // >= 1: the split at the max weighs 1
-        const float keep = total / next, take = wgt / next;
-        acc.x = acc.x * keep + x[k].x * take;
-        acc.y = acc.y * keep + x[k].y * take;
-        acc.z = acc.z * keep + x[k].z * take;
-        acc.w = acc.w * keep + x[k].w * take;
-        total = next;
+    for (int o = 16; o > 0; o /= 2) total += __shfl_xor_sync(~0u, total, o);
+    total = __shfl_sync(~0u, total, 0);
+  }
+  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (total > 0.0f) {
+    const float* part = p.part_out + base * L::kHeadDim + threadIdx.x * 4;
+    for (int s0 = 0; s0 < splits; s0 += 32) {
+      const int s = s0 + lane;
+      const float take = s < splits ? __fdiv_rn(weight(lse_of(s)), total) : 0.0f;
+      const int n = min(32, splits - s0);
+#pragma unroll 8
+      for (int k = 0; k < n; ++k) {
+        const float t = __shfl_sync(~0u, take, k);
+        // every split's rows are written, empty ones too (zeros, weight 0)
+        const float4 x = *reinterpret_cast<const float4*>(part + int64_t(s0 + k) * p.heads * L::kHeadDim);
+        acc.x = fmaf(t, x.x, acc.x);
+        acc.y = fmaf(t, x.y, acc.y);
+        acc.z = fmaf(t, x.z, acc.z);
+        acc.w = fmaf(t, x.w, acc.w);
       }
     }
   }
