@@ -8,11 +8,12 @@ namespace jax_glm_nope::sm90 {
 
 // ---------------------------------------------------------------------------
 // Split combine: one CTA per (token, head), warp q owning dims 128 q + 4 lane .. + 3. Each
-// warp reads the head's split LSEs across its lanes (32 splits per pass), takes their
-// maximum and the sum of the weights 2^(lse_s - max) by shuffles (one fixed tree, then lane
-// 0's sum broadcast), and then merges the splits in index order as o = sum_s (w_s / total)
-// x_s: every partial load of the head is independent of the others (no serial chain
-// through a running total), and no partial sum exceeds max |x_s|. Deterministic, no atomics.
+// warp holds the head's first 32 split LSEs in its lanes (further splits are read again
+// per pass), takes their maximum and the sum of the weights 2^(lse_s - max) by shuffles
+// (one fixed tree, then lane 0's sum broadcast), and merges the splits in index order as
+// o = sum_s (w_s / total) x_s: every partial load of the head is independent of the others
+// (no serial chain through a running total), and the weights sum to 1 within a few ulp, so
+// no partial sum exceeds max |x_s| by more. Deterministic, no atomics.
 
 __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   ptx::grid_dependency_wait();  // the attention kernel's partials
@@ -21,10 +22,13 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   const int lane = threadIdx.x % 32;
   const int splits = p.num_splits;
   const int64_t base = int64_t(token) * splits * p.heads + h;  // part_lse index of split 0
-  auto lse_of = [&](int s) { return p.part_lse[base + int64_t(s) * p.heads]; };
-  float m = -INFINITY;
-  bool nan = false;
-  for (int s = lane; s < splits; s += 32) {
+  auto lse_of = [&](int s) { return s < splits ? p.part_lse[base + int64_t(s) * p.heads] : -INFINITY; };
+  // The first 32 splits' LSEs stay in their lanes' registers (one round of loads in all for
+  // up to 32 splits); further splits are read again in each pass.
+  const float first = lse_of(lane);
+  float m = first;
+  bool nan = isnan(first);
+  for (int s = lane + 32; s < splits; s += 32) {
     const float v = lse_of(s);
     nan = nan || isnan(v);
     m = fmaxf(m, v);
@@ -36,7 +40,8 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   auto weight = [&](float v) { return v == m ? 1.0f : ptx::exp2_approx(v - m); };
   float total = 0.0f;
   if (!nan && m != -INFINITY) {
-    for (int s = lane; s < splits; s += 32) total += weight(lse_of(s));
+    total = weight(first);
+    for (int s = lane + 32; s < splits; s += 32) total += weight(lse_of(s));
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) total += __shfl_xor_sync(~0u, total, o);
     total = __shfl_sync(~0u, total, 0);
@@ -45,10 +50,10 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   if (total > 0.0f) {
     const float* part = p.part_out + base * L::kHeadDim + threadIdx.x * 4;
     for (int s0 = 0; s0 < splits; s0 += 32) {
-      const int s = s0 + lane;
-      const float take = s < splits ? __fdiv_rn(weight(lse_of(s)), total) : 0.0f;
+      // (div.approx: total is in [1, splits], no subnormal; a few ulp, the same bits every run)
+      const float take = __fdividef(weight(s0 == 0 ? first : lse_of(s0 + lane)), total);
       const int n = min(32, splits - s0);
-#pragma unroll 8
+#pragma unroll 16
       for (int k = 0; k < n; ++k) {
         const float t = __shfl_sync(~0u, take, k);
         // every split's rows are written, empty ones too (zeros, weight 0)
