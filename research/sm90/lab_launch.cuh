@@ -36,8 +36,10 @@ struct LabParams : sm90::SparseMlaParams {
   bool hm_asym = false;
   // 33-128 heads: the dims-pair kernel (pair_kernel.cuh; a cluster of two CTAs per split).
   bool hm_pair = false;
-  // 33-128 heads, with hm_pipelined: the lean heads-major kernel (lean_kernel.cuh).
+  // 33-128 heads, with hm_pipelined: the lean heads-major kernel (lean_kernel.cuh), with
+  // hm_lean_bulkq its q rows by one bulk copy.
   bool hm_lean = false;
+  bool hm_lean_bulkq = false;
 };
 
 // The lab's variants, declared as the product declares its kernels.
@@ -58,7 +60,16 @@ constexpr KernelSpec kLean = {
     sm90::kAnySplit,
     true,
     true,
-    {sm90::sparse_mla_lean_kernel, sm90::kHmThreads, sm90::LnSmem::kBytes, sm90::kHmHeads}};
+    {sm90::sparse_mla_lean_kernel<false>, sm90::kHmThreads, sm90::LnSmem::kBytes, sm90::kHmHeads}};
+constexpr KernelSpec kLeanBulkQ = {
+    "lean+bulkq",
+    sm90::kGroupHeads + 1,
+    sm90::kMaxHeads,
+    1,
+    sm90::kAnySplit,
+    true,
+    true,
+    {sm90::sparse_mla_lean_kernel<true>, sm90::kHmThreads, sm90::LnSmem::kBytes, sm90::kHmHeads}};
 constexpr KernelSpec kAsym = {
     "asym",
     sm90::kGroupHeads + 1,
@@ -83,7 +94,8 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   const int h = p.heads, bps = p.blocks_per_split;
   if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
   if (h > sm90::kGroupHeads && p.heads_major) {
-    if (p.hm_pipelined) return p.hm_lean ? &kLean : p.hm_asym ? &kAsym : &kSeesaw;
+    if (p.hm_pipelined)
+      return p.hm_lean ? (p.hm_lean_bulkq ? &kLeanBulkQ : &kLean) : p.hm_asym ? &kAsym : &kSeesaw;
     return product_kernel("heads-major", h);
   }
   const bool candidates_major =
@@ -105,7 +117,7 @@ inline bool product_defaults(const LabParams& p) {
   return p.pdl == d.pdl && p.warp_private == d.warp_private &&
          p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
          p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined && p.hm_pair == d.hm_pair &&
-         p.hm_lean == d.hm_lean;
+         p.hm_lean == d.hm_lean && p.hm_lean_bulkq == d.hm_lean_bulkq;
 }
 
 // The launch the selftest makes: the product's own launcher when every knob is at its

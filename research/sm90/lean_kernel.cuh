@@ -45,7 +45,7 @@ struct LnSmem {
   static constexpr int kFactor = kFlags + kHmStages * kBlockRows * 4;
   static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
-  static constexpr int kBytes = kBars + 2 * kHmStages * 8;
+  static constexpr int kBytes = kBars + (2 * kHmStages + 1) * 8;  // full, empty, q_full
   static constexpr int kXchgU = HmSmem::kXchgU;
   static constexpr int kXchgMax = HmSmem::kXchgMax;
   static_assert(kBytes <= 227 * 1024, "shared memory");
@@ -73,6 +73,11 @@ __device__ __forceinline__ float ln_probabilities(float (&sc)[N], int hi, float 
   return sum;
 }
 
+// kBulkQ: (5) the CTA's q rows (64 x 1 KB, contiguous) land in the fp16 tile's space by one
+// bulk copy that the idle producer warp issues, and q̂ is formed from shared memory: one
+// global latency instead of eight serial ones per consumer warp (run 33's ncu: 30% of the
+// b=1 samples wait on q's loads). Same arithmetic (prepare_q), same bits.
+template <bool kBulkQ>
 __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_lean_kernel(const SparseMlaParams p) {
   using S = LnSmem;
   constexpr int NS = kHmStages;
@@ -84,6 +89,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_lean_kernel(const Sp
   const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  uint64_t* const q_full = sm.empty + NS;  // (5) the q rows landed
+  const int q_heads = min(kHmHeads, p.heads - hm_first_head());
+  if (kBulkQ && threadIdx.x == 0) ptx::mbar_init(q_full, 1);
   // empty: one arrival per consumer warp (each warp's exchange reads done)
   init_barriers<NS>(sm.full, sm.empty, 2 * kConsumerWarps, sm.bad_all);
 
@@ -94,6 +102,11 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_lean_kernel(const Sp
     if (half < kProducerWarps)
       gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
                       sm.full, sm.empty);
+    else if (kBulkQ && half == kProducerWarps && lane == 0) {
+      const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
+      ptx::mbar_arrive_expect_tx(q_full, bytes);
+      ptx::bulk_copy(tile, p.q + (int64_t(token) * p.heads + hm_first_head()) * L::kHeadDim, bytes, q_full);
+    }
     return;
   }
 
@@ -105,7 +118,19 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_lean_kernel(const Sp
   const int tid = threadIdx.x % 128;
   const int g = lane >> 2;  // heads 16 w + g (hi = 0) and + 8 (hi = 1)
   const int q4 = lane & 3;  // candidates / dims 8 j + 2 q4 + {0, 1} in the C layouts
-  hm_prepare_q(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
+  if constexpr (kBulkQ) {
+    // prepare_q over the rows in shared memory: token 0, heads from 0, one 1-KB row each
+    SparseMlaParams ps = p;
+    ps.q = reinterpret_cast<const __nv_bfloat16*>(tile);
+    ps.heads = kHmHeads;
+    ptx::mbar_wait(q_full, 0);
+    prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(ps, 0, warp, lane, sm.qhat, sm.qpre, sm.qpost,
+                                                        sm.bad_head, 0, q_heads);
+    ptx::fence_proxy_async();
+    ptx::all_consumers_sync<2>();  // (also: every read of the q rows done before the tile is written)
+  } else {
+    hm_prepare_q(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
+  }
 
   float pre[2], post[2];
 #pragma unroll

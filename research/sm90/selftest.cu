@@ -298,8 +298,10 @@ bool g_asym = false;
 // --pair: the dims-pair kernel (hm_pair, pair_kernel.cuh) in the same places, with its own
 // batch split rule (pair_num_splits) in the timing rows.
 bool g_pair = false;
-// --lean: the lean heads-major kernel (hm_lean, lean_kernel.cuh) in the same places.
+// --lean: the lean heads-major kernel (hm_lean, lean_kernel.cuh) in the same places;
+// --lean-bulkq: the same with its q rows by one bulk copy (hm_lean_bulkq).
 bool g_lean = false;
+bool g_lean_bulkq = false;
 bool g_bench_only = false;      // --bench-only: the timings alone (no correctness passes)  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
@@ -366,6 +368,7 @@ lab::LabParams params_for(const Case& c, const DeviceCase& d, int splits, int to
   p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
   p.hm_pair = g_pair && g_hm_pipelined;
   p.hm_lean = g_lean && g_hm_pipelined;
+  p.hm_lean_bulkq = g_lean_bulkq;
   return p;
 }
 
@@ -389,7 +392,7 @@ struct Result {
 Result run(const Case& c, const DeviceCase& d, int splits, bool product = false) {
   poison(c, d);
   auto p = params_for(c, d, splits);
-  if (product) p.hm_pipelined = p.hm_pair = p.hm_lean = p.hm_asym = false;
+  if (product) p.hm_pipelined = p.hm_pair = p.hm_lean = p.hm_lean_bulkq = p.hm_asym = false;
   CHECK_CUDA(lab::lab_launch(p, 0));
   CHECK_CUDA(cudaDeviceSynchronize());
   Result r;
@@ -503,7 +506,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_hm_pipelined ? (g_pair ? "[pair] " : g_lean ? "[lean] " : g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? (g_pair ? "[pair] " : g_lean ? (g_lean_bulkq ? "[lean+bulkq] " : "[lean] ") : g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -797,6 +800,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.hm_asym = g_asym && r.pipelined;
     p.hm_pair = g_pair && r.pipelined;
     p.hm_lean = g_lean && r.pipelined;
+    p.hm_lean_bulkq = g_lean_bulkq;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(lab::lab_launch(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -808,7 +812,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.pipelined ? (g_pair ? (r.invariant ? "inv,pair" : "pair") : g_lean ? (r.invariant ? "inv,lean" : "lean") : g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
+        r.pipelined ? (g_pair ? (r.invariant ? "inv,pair" : "pair") : g_lean ? (g_lean_bulkq ? (r.invariant ? "inv,lean+q" : "lean+q") : (r.invariant ? "inv,lean" : "lean")) : g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
@@ -877,6 +881,8 @@ int main(int argc, char** argv) {
       g_pair = true;
     else if (std::string(argv[i]) == "--lean")
       g_lean = true;
+    else if (std::string(argv[i]) == "--lean-bulkq")
+      g_lean = g_lean_bulkq = true;
     else if (std::string(argv[i]) == "--bench-only")
       g_bench_only = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
