@@ -28,7 +28,7 @@ if [ "${SELFTEST:-0}" = 1 ]; then
   grep -E "FAIL|^correctness|^build|SASS" "$OUT/selftest.log" | head -20
 fi
 start=$(date +%s)
-python3 -m jax_glm_nope.native.build --archs sm_90a 2>&1 | tee "$OUT/build.log" || status=1
+python3 -m jax_glm_nope build-ffi --archs sm_90a 2>&1 | tee "$OUT/build.log" || status=1
 cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null
 echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/build.log"
 tests="tests"  # every test marked gpu (the attention suite, KV rows, batch invariance, Pallas pools past 2 GiB, ...)

@@ -31,7 +31,7 @@ dump=/tmp/jgn_cmdbuf_dump
   export JAX_GLM_NOPE_CACHE_DIR=$cache
   unset JAX_GLM_NOPE_FFI_LIBRARY
   start=$(date +%s)
-  "$python" -m jax_glm_nope.native.build --archs sm_90a
+  "$python" -m jax_glm_nope build-ffi --archs sm_90a
   rc=$?
   echo "build wall $(($(date +%s) - start)) s"
   echo "rc=$rc"

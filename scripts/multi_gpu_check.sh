@@ -16,6 +16,6 @@ export JAX_GLM_NOPE_CACHE_DIR=${JAX_GLM_NOPE_CACHE_DIR:-/tmp/jgn_cache}
   cat .revision 2>/dev/null
 } > "$OUT/environment.txt" 2>&1
 status=0
-python3 -m jax_glm_nope.native.build --archs sm_90a > "$OUT/build.log" 2>&1 || status=1
+python3 -m jax_glm_nope build-ffi --archs sm_90a > "$OUT/build.log" 2>&1 || status=1
 timeout "${RUN_TIMEOUT:-540}" python3 scripts/multi_gpu_example.py --out "$OUT" "$@" 2>&1 | tee "$OUT/run.log" || status=1
 exit $status

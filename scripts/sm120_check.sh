@@ -18,7 +18,7 @@ if ! "$python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec
 fi
 # FlashInfer's headers are installed (checked above), so this build compiles its adapters
 # for sm_120a/sm_121a; headers other than 0.7.4's stop it, naming the fix.
-"$python" -m jax_glm_nope.native.build --archs sm_90a,sm_120a,sm_121a 2>&1 | tee sm120_check.log
+"$python" -m jax_glm_nope build-ffi --archs sm_90a,sm_120a,sm_121a 2>&1 | tee sm120_check.log
 status=0
 "$python" scripts/sm120_check.py --json sm120_check.json "$@" 2>&1 | tee -a sm120_check.log || status=$?
 "$python" -m pytest -q -rs tests/test_attention.py::TestFlashInferGPU tests/test_kv_rows_gpu.py \

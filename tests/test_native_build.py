@@ -77,7 +77,7 @@ _CONCURRENT_BUILD = textwrap.dedent(
 @pytest.fixture(scope="module")
 def concurrent_builds(tmp_path_factory):
     """Two processes build the library with ``flashinfer=False`` into one fresh cache at
-    the same time (the CLI, ``python -m jax_glm_nope.native.build --without-flashinfer``)."""
+    the same time (the CLI, ``jax-glm-nope build-ffi --without-flashinfer``)."""
     cache = tmp_path_factory.mktemp("concurrent_cache")
     env = {k: v for k, v in os.environ.items() if k != "JAX_GLM_NOPE_FFI_LIBRARY"}
     env.update(JAX_GLM_NOPE_CACHE_DIR=str(cache), JAX_PLATFORMS="cpu")
