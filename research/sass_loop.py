@@ -26,7 +26,9 @@ BRANCH = re.compile(r"BRA (0x[0-9a-f]+)")
 
 def kernel_sass(text: str, name: str) -> list[tuple[int, str]]:
     """(address, instruction) of the first function whose mangled name contains `name`."""
-    match = re.search(r"Function : (\S*" + re.escape(name) + r"\S*)\n(.*?)(?=\n\s+Function : |\Z)", text, re.S)
+    match = re.search(
+        r"Function : (\S*" + re.escape(name) + r"\S*)\n(.*?)(?=\n\s+Function : |\Z)", text, re.S
+    )
     if match is None:
         raise SystemExit(f"no function named like {name!r} in the SASS")
     found = (INSTRUCTION.match(line) for line in match.group(2).splitlines())
@@ -51,8 +53,10 @@ def report(name: str, loop: list[tuple[int, str]]) -> None:
     first, last = loop[0][0], loop[-1][0]
     classes = collections.Counter(opcode(text).split(".")[0] for _, text in loop)
     uniform = sum(n for op, n in classes.items() if op.startswith("U"))
-    print(f"{name}: loop {len(loop)} instructions ({first:#x}-{last:#x}); HGMMA {classes['HGMMA']}, "
-          f"uniform {uniform}, FMUL {classes['FMUL']}, FSEL {classes['FSEL']}, LDS {classes['LDS']}")
+    print(
+        f"{name}: loop {len(loop)} instructions ({first:#x}-{last:#x}); HGMMA {classes['HGMMA']}, "
+        f"uniform {uniform}, FMUL {classes['FMUL']}, FSEL {classes['FSEL']}, LDS {classes['LDS']}"
+    )
     for address, text in loop:
         match = BRANCH.search(text)
         if match and "BRA.DIV" not in text:

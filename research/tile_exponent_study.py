@@ -84,21 +84,23 @@ def kernel(codes, scales, q, sm, per_head: bool):
     qhat = f16(q * 2.0 ** -e1[:, None])
     log2e = 1.0 / np.log(2.0)
     m = np.full(h, -np.inf)
-    l = np.zeros(h)
+    total = np.zeros(h)  # the running sum l
     bound = np.zeros((4, h))
     f_exp = np.full((4, h), -126.0)
     o = np.zeros((4, h, TILE))
     for b0 in range(0, k, BLOCK):
         c = slice(b0, min(k, b0 + BLOCK))
-        parts = np.stack([qhat[:, TILE * t : TILE * (t + 1)] @ codes[c, TILE * t : TILE * (t + 1)].T for t in range(4)])
+        parts = np.stack(
+            [qhat[:, TILE * t : TILE * (t + 1)] @ codes[c, TILE * t : TILE * (t + 1)].T for t in range(4)]
+        )
         x = np.einsum("thk,kt->hk", parts, scales[c])
-        v = (x * (sm * log2e * 2.0 ** e1)[:, None]).astype(np.float32).astype(np.float64)
+        v = (x * (sm * log2e * 2.0**e1)[:, None]).astype(np.float32).astype(np.float64)
         bmax = v.max(1)
         m_new = np.where(bmax > m + LAZY, bmax, m)
         corr = np.where(m == m_new, 1.0, 2.0 ** (m - m_new))
         m = m_new
         p = (2.0 ** (v - m[:, None])).astype(np.float32).astype(np.float64)
-        l = l * corr + p.sum(1)
+        total = total * corr + p.sum(1)
         pm = 2.0 ** (bmax - m)
         smax = np.abs(scales[c]).max(0)  # [4]
         for t in range(4):
@@ -112,7 +114,7 @@ def kernel(codes, scales, q, sm, per_head: bool):
             u = f16(p * scales[c, t][None, :] * 2.0 ** -f_new[:, None])
             o[t] += u @ codes[c, TILE * t : TILE * (t + 1)]
     out = np.concatenate([o[t] * 2.0 ** f_exp[t][:, None] for t in range(4)], axis=1)
-    return out / l[:, None]
+    return out / total[:, None]
 
 
 def errors(a, b):
@@ -120,8 +122,11 @@ def errors(a, b):
     rounding: per token and worst per head (where a rule's loss would show first)."""
     out = a.astype(ml_dtypes.bfloat16).astype(np.float64)
     per_head = np.linalg.norm(a - b, axis=1) / np.linalg.norm(b, axis=1)
-    return (float(np.linalg.norm(out - b) / np.linalg.norm(b)),
-            float(np.linalg.norm(a - b) / np.linalg.norm(b)), float(per_head.max()))
+    return (
+        float(np.linalg.norm(out - b) / np.linalg.norm(b)),
+        float(np.linalg.norm(a - b) / np.linalg.norm(b)),
+        float(per_head.max()),
+    )
 
 
 def main() -> None:
@@ -130,10 +135,14 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=64)
     parser.add_argument("--topk", type=int, default=2048)
     args = parser.parse_args()
-    print(f"{args.tokens} tokens, {args.heads} heads, K={args.topk}; worst over tokens of: SPEC 3's out rel L2"
-          " (bf16), the fp32 result's rel L2, its worst head's")
-    print(f"{'data':12s} {'temp.':>6s} | per (tile, head): {'spec':>8s} {'fp32':>8s} {'head':>8s}"
-          f" | per tile: {'spec':>8s} {'fp32':>8s} {'head':>8s}")
+    print(
+        f"{args.tokens} tokens, {args.heads} heads, K={args.topk}; worst over tokens of: SPEC 3's out rel L2"
+        " (bf16), the fp32 result's rel L2, its worst head's"
+    )
+    print(
+        f"{'data':12s} {'temp.':>6s} | per (tile, head): {'spec':>8s} {'fp32':>8s} {'head':>8s}"
+        f" | per tile: {'spec':>8s} {'fp32':>8s} {'head':>8s}"
+    )
     for kind in ("tame", "wide tiles", "wide rows", "big first block"):
         for temperature in (1.0, 8.0, 64.0, 512.0):
             worst = np.zeros((2, 3))
@@ -144,8 +153,10 @@ def main() -> None:
                 for i, per_head in enumerate((True, False)):
                     worst[i] = np.maximum(worst[i], errors(kernel(codes, scales, q, sm, per_head), ref))
             a, b = worst
-            print(f"{kind:12s} {temperature:6.0f} | {'':17s} {a[0]:8.2e} {a[1]:8.2e} {a[2]:8.2e}"
-                  f" | {'':9s} {b[0]:8.2e} {b[1]:8.2e} {b[2]:8.2e}")
+            print(
+                f"{kind:12s} {temperature:6.0f} | {'':17s} {a[0]:8.2e} {a[1]:8.2e} {a[2]:8.2e}"
+                f" | {'':9s} {b[0]:8.2e} {b[1]:8.2e} {b[2]:8.2e}"
+            )
 
 
 if __name__ == "__main__":
