@@ -9,7 +9,6 @@
 #include "asym_kernel.cuh"
 #include "lean_kernel.cuh"
 #include "ours/sm90/sparse_mla_kernel.cuh"
-#include "pair_kernel.cuh"
 #include "seesaw_kernel.cuh"
 
 namespace jax_glm_nope::lab {
@@ -34,8 +33,6 @@ struct LabParams : sm90::SparseMlaParams {
   bool hm_pipelined = false;
   // 33-128 heads, with hm_pipelined: the asymmetric heads-major kernel (asym_kernel.cuh).
   bool hm_asym = false;
-  // 33-128 heads: the dims-pair kernel (pair_kernel.cuh; a cluster of two CTAs per split).
-  bool hm_pair = false;
   // 33-128 heads, with hm_pipelined: the lean heads-major kernel (lean_kernel.cuh), with
   // hm_lean_bulkq its q rows by one bulk copy.
   bool hm_lean = false;
@@ -116,7 +113,7 @@ inline bool product_defaults(const LabParams& p) {
   const LabParams d{};
   return p.pdl == d.pdl && p.warp_private == d.warp_private &&
          p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
-         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined && p.hm_pair == d.hm_pair &&
+         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined &&
          p.hm_lean == d.hm_lean && p.hm_lean_bulkq == d.hm_lean_bulkq;
 }
 
@@ -127,7 +124,6 @@ inline cudaError_t lab_launch(const LabParams& p, cudaStream_t stream) {
   const sm90::SparseMlaParams& op = p;
   if (p.tokens == 0) return cudaSuccess;
   if (!sm90::valid_launch(op)) return cudaErrorInvalidValue;
-  if (p.hm_pair && p.heads > sm90::kGroupHeads) return sm90::launch_pair(op, stream, p.pdl);
   const KernelSpec* kernel = lab_kernel(p);
   if (kernel == nullptr) return cudaErrorInvalidValue;
   if (product_defaults(p)) {

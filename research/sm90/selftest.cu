@@ -295,9 +295,6 @@ bool g_skip_pipelined = true;
 // GPU) in place of the pipelined kernel wherever the pipelined one runs (pass 3, its rows,
 // --profile --pipelined).
 bool g_asym = false;
-// --pair: the dims-pair kernel (hm_pair, pair_kernel.cuh) in the same places, with its own
-// batch split rule (pair_num_splits) in the timing rows.
-bool g_pair = false;
 // --lean: the lean heads-major kernel (hm_lean, lean_kernel.cuh) in the same places;
 // --lean-bulkq: the same with its q rows by one bulk copy (hm_lean_bulkq).
 bool g_lean = false;
@@ -366,7 +363,6 @@ lab::LabParams params_for(const Case& c, const DeviceCase& d, int splits, int to
   p.heads_major = g_heads_major;
   p.hm_pipelined = g_hm_pipelined;
   p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
-  p.hm_pair = g_pair && g_hm_pipelined;
   p.hm_lean = g_lean && g_hm_pipelined;
   p.hm_lean_bulkq = g_lean_bulkq;
   return p;
@@ -392,7 +388,7 @@ struct Result {
 Result run(const Case& c, const DeviceCase& d, int splits, bool product = false) {
   poison(c, d);
   auto p = params_for(c, d, splits);
-  if (product) p.hm_pipelined = p.hm_pair = p.hm_lean = p.hm_lean_bulkq = p.hm_asym = false;
+  if (product) p.hm_pipelined = p.hm_lean = p.hm_lean_bulkq = p.hm_asym = false;
   CHECK_CUDA(lab::lab_launch(p, 0));
   CHECK_CUDA(cudaDeviceSynchronize());
   Result r;
@@ -484,7 +480,6 @@ void correctness_case(Case& c, int sm_count) {
   std::vector<int> splits = {1, sm90::invariant_num_splits(c.heads, c.topk),
                              sm90::batch_num_splits(c.tokens, c.heads, c.topk, sm_count), blocks,
                              sm90::splits_of(c.topk, 3)};
-  if (g_pair && g_hm_pipelined) splits.push_back(sm90::pair_num_splits(c.tokens, c.heads, c.topk, sm_count));
   std::sort(splits.begin(), splits.end());
   splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
   DeviceCase d;
@@ -506,7 +501,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_hm_pipelined ? (g_pair ? "[pair] " : g_lean ? (g_lean_bulkq ? "[lean+bulkq] " : "[lean] ") : g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? (g_lean ? (g_lean_bulkq ? "[lean+bulkq] " : "[lean] ") : g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -767,7 +762,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
                      (r.groups32 ? sm90::head_groups(r.heads) : 1) /
                      (r.groups32 ? (r.heads + 31) / 32 : 1);
     const int splits = r.invariant ? sm90::invariant_num_splits(r.heads, r.topk)
-                       : (g_pair && r.pipelined) ? sm90::pair_num_splits(r.tokens, r.heads, r.topk, sm_count)
                                    : sm90::batch_num_splits(r.tokens, r.heads, r.topk, wave);
     if (int64_t(r.tokens) * splits > max_part) continue;
     lab::LabParams p;
@@ -798,7 +792,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.heads_major = !r.groups32;
     p.hm_pipelined = r.pipelined;
     p.hm_asym = g_asym && r.pipelined;
-    p.hm_pair = g_pair && r.pipelined;
     p.hm_lean = g_lean && r.pipelined;
     p.hm_lean_bulkq = g_lean_bulkq;
     if (profile) {
@@ -812,7 +805,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.pipelined ? (g_pair ? (r.invariant ? "inv,pair" : "pair") : g_lean ? (g_lean_bulkq ? (r.invariant ? "inv,lean+q" : "lean+q") : (r.invariant ? "inv,lean" : "lean")) : g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
+        r.pipelined ? (g_lean ? (g_lean_bulkq ? (r.invariant ? "inv,lean+q" : "lean+q") : (r.invariant ? "inv,lean" : "lean")) : g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
@@ -877,8 +870,6 @@ int main(int argc, char** argv) {
       g_skip_pipelined = false;
     else if (std::string(argv[i]) == "--asym")
       g_asym = true;
-    else if (std::string(argv[i]) == "--pair")
-      g_pair = true;
     else if (std::string(argv[i]) == "--lean")
       g_lean = true;
     else if (std::string(argv[i]) == "--lean-bulkq")
