@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "asym_kernel.cuh"
-#include "lean_kernel.cuh"
 #include "ours/sm90/sparse_mla_kernel.cuh"
 #include "seesaw_kernel.cuh"
 
@@ -33,10 +32,6 @@ struct LabParams : sm90::SparseMlaParams {
   bool hm_pipelined = false;
   // 33-128 heads, with hm_pipelined: the asymmetric heads-major kernel (asym_kernel.cuh).
   bool hm_asym = false;
-  // 33-128 heads, with hm_pipelined: the lean heads-major kernel (lean_kernel.cuh), with
-  // hm_lean_bulkq its q rows by one bulk copy.
-  bool hm_lean = false;
-  bool hm_lean_bulkq = false;
 };
 
 // The lab's variants, declared as the product declares its kernels.
@@ -49,24 +44,6 @@ constexpr KernelSpec kSeesaw = {
     true,
     true,
     {sm90::sparse_mla_seesaw_kernel, sm90::kHmThreads, sm90::SbSmem::kBytes, sm90::kHmHeads}};
-constexpr KernelSpec kLean = {
-    "lean",
-    sm90::kGroupHeads + 1,
-    sm90::kMaxHeads,
-    1,
-    sm90::kAnySplit,
-    true,
-    true,
-    {sm90::sparse_mla_lean_kernel<false>, sm90::kHmThreads, sm90::LnSmem::kBytes, sm90::kHmHeads}};
-constexpr KernelSpec kLeanBulkQ = {
-    "lean+bulkq",
-    sm90::kGroupHeads + 1,
-    sm90::kMaxHeads,
-    1,
-    sm90::kAnySplit,
-    true,
-    true,
-    {sm90::sparse_mla_lean_kernel<true>, sm90::kHmThreads, sm90::LnSmem::kBytes, sm90::kHmHeads}};
 constexpr KernelSpec kAsym = {
     "asym",
     sm90::kGroupHeads + 1,
@@ -92,7 +69,7 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
   if (h > sm90::kGroupHeads && p.heads_major) {
     if (p.hm_pipelined)
-      return p.hm_lean ? (p.hm_lean_bulkq ? &kLeanBulkQ : &kLean) : p.hm_asym ? &kAsym : &kSeesaw;
+      return p.hm_asym ? &kAsym : &kSeesaw;
     return product_kernel("heads-major", h);
   }
   const bool candidates_major =
@@ -113,8 +90,7 @@ inline bool product_defaults(const LabParams& p) {
   const LabParams d{};
   return p.pdl == d.pdl && p.warp_private == d.warp_private &&
          p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
-         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined &&
-         p.hm_lean == d.hm_lean && p.hm_lean_bulkq == d.hm_lean_bulkq;
+         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined;
 }
 
 // The launch the selftest makes: the product's own launcher when every knob is at its

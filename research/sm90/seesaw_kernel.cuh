@@ -38,6 +38,44 @@
 
 namespace jax_glm_nope::sm90 {
 
+// Two steps of the heads-major kernel as it was when these variants were written (before
+// run 39's lean kernel became the product's), kept here for the lab's variants only.
+
+// The probabilities 2^(v - m) of this thread's N / 2 candidates of head row hi, in place
+// (sc[4 j + 2 hi + k], active bit 2 j + k of act), and their sum over the quad.
+template <int N>
+__device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, int hi, float m) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < N / 4; ++j)
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int e = 4 * j + 2 * hi + k;
+      const float v = sc[e];
+      const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
+      const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
+      sc[e] = pr;
+      sum += pr;
+    }
+  sum += __shfl_xor_sync(~0u, sum, 1);
+  sum += __shfl_xor_sync(~0u, sum, 2);
+  return sum;
+}
+
+// q̂ and its factors for the CTA's heads from global memory, by both consumer warpgroups,
+// then visible to the score MMAs (which read q̂ through the async proxy).
+__device__ __forceinline__ void hm_prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
+                                             uint8_t* qhat, float* qpre, float* qpost, int* bad_head) {
+  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, qhat, qpre, qpost, bad_head,
+                                                      hm_first_head(), min(kHmHeads, p.heads - hm_first_head()));
+  ptx::fence_proxy_async();
+  ptx::all_consumers_sync<2>();
+}
+
+}  // namespace jax_glm_nope::sm90
+
+namespace jax_glm_nope::sm90 {
+
 constexpr int kSbRows = 32;      // candidates per sub-block (half a gathered block)
 constexpr int kSbTiles = 3;      // fp16 tile buffers
 constexpr int kSbStateWords = 14;  // per head: m, l, bound[4], F[4], factor[4]

@@ -5,9 +5,13 @@
 // One producer warpgroup (two gathering warps, as in every kernel) and two consumer
 // warpgroups. Warpgroup wg owns candidates 32 wg .. 32 wg + 31 of every block for the
 // scores and the softmax, and dims 256 wg .. 256 wg + 255 (tiles 2 wg, 2 wg + 1) for O.
+// Before the first block, the producer warp with no rows to gather brings the CTA's q rows
+// (one contiguous run of up to 64 KB) into the fp16 tile's space by one bulk copy, and the
+// consumers form q̂ from there (one global latency instead of one per head and warp).
 // Per 64-candidate block, warpgroup wg:
 //  1. converts its half of the dims of the block's codes, once, into the fp16 tile
-//     (core-matrix layout, core_offset<64>), and its candidates' scales into a table;
+//     (core-matrix layout, core_offset<64>), and its candidates' scales into a table: the
+//     scales, the scales shifted by 2^-E_c and 2^E_c, once per candidate;
 //  2. scores its candidates over all 512 dims: S_wg[64 heads, 32 candidates] = q̂ . codes^T,
 //     one accumulator per tile (both operands from shared memory), summed with the exact
 //     per-candidate tile scales;
@@ -45,10 +49,12 @@ struct HmSmem {
   static constexpr int kStage = kBlockRows * kRowBytes;
   static constexpr int kRows = 0;                                 // the row ring
   static constexpr int kQ = kRows + kHmStages * kStage;           // q̂ [64 heads][512], core_offset<64>
-  static constexpr int kTile = kQ + kHmHeads * L::kHeadDim * 2;   // codes in fp16 [64][512], core_offset<64>
-  // Per block parity: the candidates' four tile scales [64] float4, their exponents E_c
-  // (or kInactive) [64] int, and per warpgroup the max |s_t| over its candidates [2][4].
-  static constexpr int kTabBytes = kBlockRows * 16 + kBlockRows * 4 + 2 * 4 * 4;
+  // codes in fp16 [64][512], core_offset<64>; before the first block, the CTA's q rows
+  static constexpr int kTile = kQ + kHmHeads * L::kHeadDim * 2;
+  // Per block parity: the candidates' four tile scales s [64] float4, the same shifted by
+  // 2^-E_c [64] float4, 2^E_c (or -1: inactive) [64] float, and per warpgroup the max |s_t|
+  // over its candidates [2][4].
+  static constexpr int kTabBytes = kBlockRows * 36 + 2 * 4 * 4;
   static constexpr int kTab = kTile + kBlockRows * L::kHeadDim * 2;
   // Per consumer thread, [word][256 threads]: the running sums l[2] (words 0-1), the
   // (tile, head) bounds [4][2] (2-9) and exponents F [4][2] (10-17), kept here rather than
@@ -59,7 +65,7 @@ struct HmSmem {
   static constexpr int kFactor = kFlags + kHmStages * kBlockRows * 4;
   static constexpr int kBad = kFactor + 2 * kHeadsPad * 4;
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
-  static constexpr int kBytes = kBars + 2 * kHmStages * 8;
+  static constexpr int kBytes = kBars + (2 * kHmStages + 1) * 8;  // full, empty, q_full
   // The exchanges, in the converted stage: U fragments and partial sums [wg][18 words][128
   // threads], then the block maxima [wg][128] float2.
   static constexpr int kXchgU = 0;
@@ -123,9 +129,12 @@ __device__ __forceinline__ float hm_score(float x, float pre, float up, float po
 }
 
 // The probabilities 2^(v - m) of this thread's N / 2 candidates of head row hi, in place
-// (sc[4 j + 2 hi + k], active bit 2 j + k of act), and their sum over the quad.
+// (sc[4 j + 2 hi + k]), and their sum over the quad. Inactive scores are -inf, and m = -inf
+// (no active candidate yet) is replaced by 0, so 2^(v - m) of an inactive candidate is +0
+// without an activity test; v = m = +inf gives 1, a NaN stays NaN.
 template <int N>
-__device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, int hi, float m) {
+__device__ __forceinline__ float hm_probabilities(float (&sc)[N], int hi, float m) {
+  const float mm = m == -INFINITY ? 0.0f : m;
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < N / 4; ++j)
@@ -133,8 +142,7 @@ __device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, 
     for (int k = 0; k < 2; ++k) {
       const int e = 4 * j + 2 * hi + k;
       const float v = sc[e];
-      const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
-      const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
+      const float pr = ptx::exp2_approx(v == mm ? 0.0f : v - mm);
       sc[e] = pr;
       sum += pr;
     }
@@ -145,16 +153,6 @@ __device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, 
 
 // The CTA's first head (grid y: groups of kHmHeads heads).
 __device__ __forceinline__ int hm_first_head() { return kHmHeads * int(blockIdx.y); }
-
-// q̂ and its factors for the CTA's heads, by both consumer warpgroups, then visible to the
-// score MMAs (which read q̂ through the async proxy).
-__device__ __forceinline__ void hm_prepare_q(const SparseMlaParams& p, int token, int warp, int lane,
-                                             uint8_t* qhat, float* qpre, float* qpost, int* bad_head) {
-  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(p, token, warp, lane, qhat, qpre, qpost, bad_head,
-                                                      hm_first_head(), min(kHmHeads, p.heads - hm_first_head()));
-  ptx::fence_proxy_async();
-  ptx::all_consumers_sync<2>();
-}
 
 // The epilogue's view: whether any scale was non-finite (the CTA's flag bad_all), and where
 // it writes: the CTA's first head and head count, its token and split (read afresh:
@@ -230,6 +228,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  uint64_t* const q_full = sm.empty + NS;  // the CTA's q rows landed in the tile's space
+  const int q_heads = min(kHmHeads, p.heads - hm_first_head());
+  if (threadIdx.x == 0) ptx::mbar_init(q_full, 1);
   // empty: one arrival per consumer warp (each warp's exchange reads done)
   init_barriers<NS>(sm.full, sm.empty, 2 * kConsumerWarps, sm.bad_all);
 
@@ -240,6 +241,11 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     if (half < kProducerWarps)
       gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
                       sm.full, sm.empty);
+    else if (half == kProducerWarps && lane == 0) {  // the warp with no rows to gather
+      const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
+      ptx::mbar_arrive_expect_tx(q_full, bytes);
+      ptx::bulk_copy(tile, p.q + (int64_t(token) * p.heads + hm_first_head()) * L::kHeadDim, bytes, q_full);
+    }
     return;
   }
 
@@ -251,7 +257,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   const int tid = threadIdx.x % 128;
   const int g = lane >> 2;  // heads 16 w + g (hi = 0) and + 8 (hi = 1)
   const int q4 = lane & 3;  // candidates / dims 8 j + 2 q4 + {0, 1} in the C layouts
-  hm_prepare_q(p, token, warp, lane, sm.qhat, sm.qpre, sm.qpost, sm.bad_head);
+  // prepare_q over the rows in shared memory: token 0, heads from 0, one 1-KB row each
+  SparseMlaParams ps = p;
+  ps.q = reinterpret_cast<const __nv_bfloat16*>(tile);
+  ps.heads = kHmHeads;
+  ptx::mbar_wait(q_full, 0);
+  prepare_q<kHmHeads, 2 * kConsumerWarps, true, true>(ps, 0, warp, lane, sm.qhat, sm.qpre, sm.qpost,
+                                                      sm.bad_head, 0, q_heads);
+  ptx::fence_proxy_async();
+  ptx::all_consumers_sync<2>();  // (also: every read of the q rows done before the tile is written)
 
   float pre[2], post[2];
 #pragma unroll
@@ -275,9 +289,12 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   // 8-dim cores, SBO = 128 between 8-row cores; the tile as the value MMA's N-major B,
   // 128 bytes between 8-candidate cores (K), 1024 between 8-dim cores (N) (this field
   // assignment verified on the H200, with a microbenchmark and in this kernel).
+  // The warpgroup's part of each operand is in its base descriptors, so that every MMA in
+  // the loop adds a compile-time offset (a runtime `wg` term costs five uniform
+  // instructions per MMA).
   const uint64_t q_desc = ptx::smem_desc(sm.qhat, 1024, 128);
-  const uint64_t k_desc = ptx::smem_desc(tile, 1024, 128);
-  const uint64_t v_desc = ptx::smem_desc(tile, 128, 1024);
+  const uint64_t k_desc = ptx::smem_desc(tile + 512 * wg, 1024, 128);
+  const uint64_t v_desc = ptx::smem_desc(tile + core_offset<64>(0, 256 * wg), 128, 1024);
   // This thread's 16-byte code chunks of every block: candidate cr, dims 256 wg + 16 (dq + 2 i).
   const int cr = (lane & 7) + 8 * ((tid >> 3) & 7);
   const int dq = tid >> 6;
@@ -285,9 +302,10 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   for (int b = 0; b < nblocks; ++b) {
     const int stage = b % NS;
     uint8_t* const tab = smem + S::kTab + (b & 1) * S::kTabBytes;
-    float4* const tab_s = reinterpret_cast<float4*>(tab);              // [64]
-    int* const tab_exp = reinterpret_cast<int*>(tab + kBlockRows * 16);  // [64]
-    float* const tab_smax = reinterpret_cast<float*>(tab + kBlockRows * 20);  // [wg][4]
+    float4* const tab_s = reinterpret_cast<float4*>(tab);                      // [64]
+    float4* const tab_sn = reinterpret_cast<float4*>(tab + kBlockRows * 16);    // [64] s 2^-E_c
+    float* const tab_up = reinterpret_cast<float*>(tab + kBlockRows * 32);      // [64] 2^E_c, -1 inactive
+    float* const tab_smax = reinterpret_cast<float*>(tab + kBlockRows * 36);    // [wg][4]
     ptx::consumer_sync(wg);  // (1) this warpgroup's value MMAs of the previous block are done
     ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
     uint8_t* rows = sm.rows + stage * S::kStage;
@@ -307,9 +325,15 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const float sv[4] = {fabsf(s.x), fabsf(s.y), fabsf(s.z), fabsf(s.w)};
       scale_bad |= !isfinite(s.x) || !isfinite(s.y) || !isfinite(s.z) || !isfinite(s.w);  // zero rows: 0
       tab_s[c] = s;
-      tab_exp[c] = sm.flags[stage * kBlockRows + c] != 0
-                       ? exponent_bound(fmaxf(fmaxf(sv[0], sv[1]), fmaxf(sv[2], sv[3])))
-                       : kInactive;
+      // The candidate's shifted scales and 2^E_c, once per candidate here rather than by
+      // each of the 32 threads that hold it.
+      const int e_c = sm.flags[stage * kBlockRows + c] != 0
+                          ? exponent_bound(fmaxf(fmaxf(sv[0], sv[1]), fmaxf(sv[2], sv[3])))
+                          : kInactive;
+      float sn[4], up;
+      const bool a = hm_shifted_scales(s, e_c, sn, up);
+      tab_sn[c] = make_float4(sn[0], sn[1], sn[2], sn[3]);
+      tab_up[c] = a ? up : -1.0f;
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         float mx = sv[t];  // max |s_t| over this warpgroup's candidates (NaN: skipped; flagged)
@@ -333,8 +357,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 #pragma unroll
       for (int s = 0; s < 8; ++s) {
         const int d0 = 128 * t + 16 * s;  // core_offset<64>(0, d0) and (32 wg, d0)
-        HmWgmma::scores(acc[t], q_desc + uint64_t((d0 * 128) >> 4),
-                        k_desc + uint64_t((d0 * 128 + 512 * wg) >> 4), s > 0);
+        HmWgmma::scores(acc[t], q_desc + uint64_t((d0 * 128) >> 4), k_desc + uint64_t((d0 * 128) >> 4), s > 0);
       }
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();
@@ -343,21 +366,20 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 
     // ---- scaled scores (e = 4 j + 2 hi + k: candidate 32 wg + 8 j + 2 q4 + k, head hi) ----
     float sc[16];
-    uint32_t act = 0;  // bit 2 j + k: that candidate is active
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const int c = 32 * wg + 8 * j + 2 * q4 + k;
-        const float4 s = tab_s[c];
-        float sn[4], up;
-        const bool a = hm_shifted_scales(s, tab_exp[c], sn, up);
-        act |= uint32_t(a) << (2 * j + k);
+        const float4 s4 = tab_sn[c];
+        const float sn[4] = {s4.x, s4.y, s4.z, s4.w};
+        const float up = tab_up[c];
+        const bool a = up > 0.0f;
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
-          sc[e] = hm_score(hm_tile_sum(acc, e, sn), pre[hi], up, post[hi], a);
+          sc[e] = hm_score(hm_tile_sum(acc, e, sn), pre[hi], up, post[hi], a);  // (an inactive one: -inf)
           mx[hi] = fmaxf(mx[hi], sc[e]);
         }
       }
@@ -380,7 +402,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const float m = bmax[hi] > m_old + kLazyMax ? bmax[hi] : m_old;  // lazy_max
       corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
       m_run[hi] = m;
-      psum[hi] = hm_probabilities(sc, act, hi, m);
+      psum[hi] = hm_probabilities(sc, hi, m);
     }
     // Per (tile, head), the same in both warpgroups: the bound of p |s_t| (max(p) = 2^(bmax
     // - m) times the block's max |s_t|), its exponent F and O's rescale factor (own tiles).
@@ -482,7 +504,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         // candidates 16 kk.. (cores 2 kk, 2 kk + 1), dims 128 (2 wg + t2).. (core 16 (2 wg + t2))
-        const uint64_t off = uint64_t((core_offset<64>(16 * kk, 128 * (2 * wg + t2))) >> 4);
+        const uint64_t off = uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4);
         HmWgmma::values(o[t2], a[t2][kk], v_desc + off);
       }
     ptx::wgmma_commit();
