@@ -2,7 +2,8 @@
 // by design): the kernel of ffi/ours/sm90/heads_major_kernel.cuh with phases removed at
 // compile time, to measure what each phase adds to a block's chain (run 42 of
 // research/notebook.md). kSkip bits: 1 no score MMAs, 2 no value MMAs, 4 no conversion
-// into the fp16 tile. Launched by lab_launch.cuh when `LabParams::hm_ablate` is non-zero
+// into the fp16 tile, 8 no barriers between the warpgroups' exchanges, 16 no U formation
+// (nor its hand-over). Launched by lab_launch.cuh when `LabParams::hm_ablate` is non-zero
 // (selftest `--ablate N`, in place of the pipelined kernel). Removed after its run.
 
 #pragma once
@@ -193,7 +194,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_ablate_kernel(const 
       mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
     }
     xmax[wg * 128 + tid] = make_float2(mx[0], mx[1]);
-    ptx::all_consumers_sync<2>();  // (3) both halves' maxima
+    if constexpr (!(kSkip & 8)) ptx::all_consumers_sync<2>();  // (3) both halves' maxima (ablation 8: no barrier)
     const float2 mo = xmax[(wg ^ 1) * 128 + tid];
     float bmax[2], corr[2], psum[2];
 #pragma unroll
@@ -245,6 +246,14 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_ablate_kernel(const 
     // the partial sums) through the stage.
     uint32_t u[2][4][2];   // own tiles [t2][j][hi]
     uint32_t* const xu = reinterpret_cast<uint32_t*>(rows + S::kXchgU);  // [wg][18][128]
+    if constexpr (kSkip & 16) {  // ablation 16: no U (the probabilities kept live)
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) u[t2][j][hi] = __float_as_uint(sc[4 * j + 2 * hi + t2]);
+    } else
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll
@@ -268,7 +277,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_ablate_kernel(const 
       }
     xu[(wg * 18 + 16) * 128 + tid] = __float_as_uint(psum[0]);
     xu[(wg * 18 + 17) * 128 + tid] = __float_as_uint(psum[1]);
-    ptx::all_consumers_sync<2>();  // (4) both halves' U and sums
+    if constexpr (!(kSkip & 8)) ptx::all_consumers_sync<2>();  // (4) both halves' U and sums (ablation 8: no barrier)
     uint32_t uo[2][4][2];  // own tiles over the other warpgroup's candidates
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2)

@@ -58,14 +58,21 @@ constexpr KernelSpec kAsym = {
     true,
     {sm90::sparse_mla_asym_kernel, sm90::kHmThreads, sm90::AsSmem::kBytes, sm90::kHmHeads}};
 
-// The ablations (ablate_kernel.cuh), by kSkip mask 1-7.
+// The ablations (ablate_kernel.cuh), by kSkip mask: 1-7, 8, 16, 24, 31.
 template <int kSkip>
 constexpr KernelSpec ablation() {
   return {"ablate", sm90::kGroupHeads + 1, sm90::kMaxHeads, 1, sm90::kAnySplit, true, true,
           {sm90::sparse_mla_ablate_kernel<kSkip>, sm90::kHmThreads, sm90::HmSmem::kBytes, sm90::kHmHeads}};
 }
-constexpr KernelSpec kAblations[8] = {ablation<0>(), ablation<1>(), ablation<2>(), ablation<3>(),
-                                      ablation<4>(), ablation<5>(), ablation<6>(), ablation<7>()};
+constexpr int kAblationMasks[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 31};
+constexpr KernelSpec kAblations[] = {ablation<1>(), ablation<2>(),  ablation<3>(),  ablation<4>(),
+                                     ablation<5>(), ablation<6>(),  ablation<7>(),  ablation<8>(),
+                                     ablation<16>(), ablation<24>(), ablation<31>()};
+inline const KernelSpec* ablation_kernel(int mask) {
+  for (int i = 0; i < int(sizeof(kAblationMasks) / sizeof(int)); ++i)
+    if (kAblationMasks[i] == mask) return &kAblations[i];
+  return nullptr;  // (the launch then fails: no kernel for the call)
+}
 
 // The product kernel `name` for `heads` (any split length; above 32 heads the 32-head
 // instantiation, which runs ceil(H / 32) CTAs per split).
@@ -82,7 +89,7 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
   if (h > sm90::kGroupHeads && p.heads_major) {
     if (p.hm_pipelined)
-      return p.hm_ablate ? &kAblations[p.hm_ablate & 7] : p.hm_asym ? &kAsym : &kSeesaw;
+      return p.hm_ablate ? ablation_kernel(p.hm_ablate) : p.hm_asym ? &kAsym : &kSeesaw;
     return product_kernel("heads-major", h);
   }
   const bool candidates_major =
