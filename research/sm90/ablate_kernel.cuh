@@ -3,7 +3,8 @@
 // compile time, to measure what each phase adds to a block's chain (run 42 of
 // research/notebook.md). kSkip bits: 1 no score MMAs, 2 no value MMAs, 4 no conversion
 // into the fp16 tile, 8 no barriers between the warpgroups' exchanges, 16 no U formation
-// (nor its hand-over). Launched by lab_launch.cuh when `LabParams::hm_ablate` is non-zero
+// (nor its hand-over), 32 no wait for the block's rows (the consumers do not wait for the
+// gather; the producers still gather, paced by the consumers' releases). Launched by lab_launch.cuh when `LabParams::hm_ablate` is non-zero
 // (selftest `--ablate N`, in place of the pipelined kernel). Removed after its run.
 
 #pragma once
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_ablate_kernel(const 
     float* const tab_up = reinterpret_cast<float*>(tab + kBlockRows * 32);      // [64] 2^E_c, -1 inactive
     float* const tab_smax = reinterpret_cast<float*>(tab + kBlockRows * 36);    // [wg][4]
     ptx::consumer_sync(wg);  // (1) this warpgroup's value MMAs of the previous block are done
-    ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
+    if constexpr (!(kSkip & 32)) ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);  // (ablation 32: no wait for the rows)
     uint8_t* rows = sm.rows + stage * S::kStage;
 
     // ---- the block's codes (own dims) -> fp16 tile; own candidates' scales -> table ----

@@ -58,16 +58,17 @@ constexpr KernelSpec kAsym = {
     true,
     {sm90::sparse_mla_asym_kernel, sm90::kHmThreads, sm90::AsSmem::kBytes, sm90::kHmHeads}};
 
-// The ablations (ablate_kernel.cuh), by kSkip mask: 1-7, 8, 16, 24, 31.
+// The ablations (ablate_kernel.cuh), by kSkip mask: 1-7, 8, 16, 24, 31, 32, 39, 63.
 template <int kSkip>
 constexpr KernelSpec ablation() {
   return {"ablate", sm90::kGroupHeads + 1, sm90::kMaxHeads, 1, sm90::kAnySplit, true, true,
           {sm90::sparse_mla_ablate_kernel<kSkip>, sm90::kHmThreads, sm90::HmSmem::kBytes, sm90::kHmHeads}};
 }
-constexpr int kAblationMasks[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 31};
+constexpr int kAblationMasks[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 31, 32, 39, 63};
 constexpr KernelSpec kAblations[] = {ablation<1>(), ablation<2>(),  ablation<3>(),  ablation<4>(),
                                      ablation<5>(), ablation<6>(),  ablation<7>(),  ablation<8>(),
-                                     ablation<16>(), ablation<24>(), ablation<31>()};
+                                     ablation<16>(), ablation<24>(), ablation<31>(), ablation<32>(),
+                                     ablation<39>(), ablation<63>()};
 inline const KernelSpec* ablation_kernel(int mask) {
   for (int i = 0; i < int(sizeof(kAblationMasks) / sizeof(int)); ++i)
     if (kAblationMasks[i] == mask) return &kAblations[i];
