@@ -6,7 +6,6 @@
 
 #include <cstring>
 
-#include "ablate_kernel.cuh"
 #include "asym_kernel.cuh"
 #include "ours/sm90/sparse_mla_kernel.cuh"
 #include "seesaw_kernel.cuh"
@@ -33,9 +32,6 @@ struct LabParams : sm90::SparseMlaParams {
   bool hm_pipelined = false;
   // 33-128 heads, with hm_pipelined: the asymmetric heads-major kernel (asym_kernel.cuh).
   bool hm_asym = false;
-  // 33-128 heads, with hm_pipelined: the heads-major kernel with phases removed
-  // (ablate_kernel.cuh; its kSkip bits, one of kAblations' masks).
-  int hm_ablate = 0;
 };
 
 // The lab's variants, declared as the product declares its kernels.
@@ -58,23 +54,6 @@ constexpr KernelSpec kAsym = {
     true,
     {sm90::sparse_mla_asym_kernel, sm90::kHmThreads, sm90::AsSmem::kBytes, sm90::kHmHeads}};
 
-// The ablations (ablate_kernel.cuh), by kSkip mask: 1-7, 8, 16, 24, 31, 32, 39, 63.
-template <int kSkip>
-constexpr KernelSpec ablation() {
-  return {"ablate", sm90::kGroupHeads + 1, sm90::kMaxHeads, 1, sm90::kAnySplit, true, true,
-          {sm90::sparse_mla_ablate_kernel<kSkip>, sm90::kHmThreads, sm90::HmSmem::kBytes, sm90::kHmHeads}};
-}
-constexpr int kAblationMasks[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 31, 32, 39, 63};
-constexpr KernelSpec kAblations[] = {ablation<1>(), ablation<2>(),  ablation<3>(),  ablation<4>(),
-                                     ablation<5>(), ablation<6>(),  ablation<7>(),  ablation<8>(),
-                                     ablation<16>(), ablation<24>(), ablation<31>(), ablation<32>(),
-                                     ablation<39>(), ablation<63>()};
-inline const KernelSpec* ablation_kernel(int mask) {
-  for (int i = 0; i < int(sizeof(kAblationMasks) / sizeof(int)); ++i)
-    if (kAblationMasks[i] == mask) return &kAblations[i];
-  return nullptr;  // (the launch then fails: no kernel for the call)
-}
-
 // The product kernel `name` for `heads` (any split length; above 32 heads the 32-head
 // instantiation, which runs ceil(H / 32) CTAs per split).
 inline const KernelSpec* product_kernel(const char* name, int heads) {
@@ -90,7 +69,7 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
   if (h > sm90::kGroupHeads && p.heads_major) {
     if (p.hm_pipelined)
-      return p.hm_ablate ? ablation_kernel(p.hm_ablate) : p.hm_asym ? &kAsym : &kSeesaw;
+      return p.hm_asym ? &kAsym : &kSeesaw;
     return product_kernel("heads-major", h);
   }
   const bool candidates_major =

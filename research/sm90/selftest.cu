@@ -299,9 +299,6 @@ bool g_asym = false;
 // case and split count is compared with the product's (a candidate that only removes
 // work, as the lean kernel of run 39 did before it became the product's).
 bool g_same_bits = false;
-// --ablate N: the heads-major kernel without the phases of mask N (ablate_kernel.cuh: 1 score
-// MMAs, 2 value MMAs, 4 the conversion) in place of the pipelined kernel; timings only.
-int g_ablate = 0;
 bool g_bench_only = false;      // --bench-only: the timings alone (no correctness passes)  // --bench-min-heads N: time only the rows of N heads or more
 
 struct DeviceCase {
@@ -366,7 +363,6 @@ lab::LabParams params_for(const Case& c, const DeviceCase& d, int splits, int to
   p.heads_major = g_heads_major;
   p.hm_pipelined = g_hm_pipelined;
   p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
-  p.hm_ablate = g_hm_pipelined ? g_ablate : 0;
   return p;
 }
 
@@ -792,7 +788,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     p.heads_major = !r.groups32;
     p.hm_pipelined = r.pipelined;
     p.hm_asym = g_asym && r.pipelined;
-    p.hm_ablate = r.pipelined ? g_ablate : 0;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(lab::lab_launch(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -804,7 +799,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.pipelined ? (g_ablate ? "ablate" : g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
+        r.pipelined ? (g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
@@ -871,8 +866,6 @@ int main(int argc, char** argv) {
       g_asym = true;
     else if (std::string(argv[i]) == "--same-bits")
       g_same_bits = true;
-    else if (std::string(argv[i]) == "--ablate" && i + 1 < argc)
-      g_ablate = std::atoi(argv[++i]);
     else if (std::string(argv[i]) == "--bench-only")
       g_bench_only = true;
     else if (std::string(argv[i]) == "--bench-min-heads" && i + 1 < argc)
