@@ -41,6 +41,7 @@ from benchmarks.cases import (  # noqa: E402
     parse_cases,
 )
 from benchmarks.peers import FlashMLA, plain_jax, plain_jax_unsupported  # noqa: E402
+from jax_glm_nope.device import DEFAULT_SM_COUNT as NUM_SMS  # noqa: E402
 from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noqa: E402
 from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, reference_f64, spec3_errors  # noqa: E402
 
@@ -189,6 +190,14 @@ def sweep_schedules(case: Case) -> list[Schedule]:
         found += [dataclasses.replace(base, block_h=32, block_k=32), dataclasses.replace(base, block_h=32)]
     if case.heads > 32:
         found.append(dataclasses.replace(base, block_h=64, prefetch=False))
+    if case.heads > 16 and base.block_h > 16:
+        # 16-head blocks: more programs for the same heads, each one as small as the
+        # 1-16-head kernel's (splits for one and for two programs per SM)
+        tiles = -(-case.candidates // base.block_k)
+        blocks = max(1, case.tokens) * -(-case.heads // 16)
+        for waves in (1, 2):
+            splits = max(1, min(tiles, waves * NUM_SMS // blocks))
+            found.append(Schedule(16, base.block_k, splits, 8, 2))
     return [s for s in dict.fromkeys(found) if s != base and not (s.prefetch and s.candidates_major)]
 
 
