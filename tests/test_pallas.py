@@ -64,14 +64,22 @@ def test_every_split_count_and_orientation(num_splits, candidates_major, prefetc
 
 @pytest.mark.parametrize(
     ("block_h", "candidates_major", "prefetch"),
-    [(64, False, False), (32, False, True), (32, True, False), (64, False, True)],
+    [(64, False, False), (32, False, True), (32, True, False), (64, False, True), (16, False, True)],
 )
 def test_every_head_block(block_h, candidates_major, prefetch):
     """Tiny CPU shapes mostly take the small-launch rows of the table; run the others too.
 
-    40 heads: one padded 64-head block, or a full and a padded 32-head block."""
+    40 heads: one padded 64-head block, a full and a padded 32-head block, or two full and a
+    padded 16-head block."""
     sched = Schedule(block_h, 32, 2, 4, 1, candidates_major=candidates_major, prefetch=prefetch)
     _check(3, 7, 40, 200, fmt=layout.PADDED, schedule=sched)
+
+
+def test_single_token_takes_16_head_blocks():
+    """The table's own choice for one token at 17-64 heads: 16-head blocks (40 heads: three,
+    the last padded), checked against the reference like every other schedule."""
+    assert choose_schedule(1, 40, 200).block_h == 16
+    _check(13, 1, 40, 200)
 
 
 def test_shard_map_heads_and_tokens():
@@ -136,12 +144,16 @@ def test_schedule_table(num_tokens, num_heads, num_candidates):
     sched = choose_schedule(num_tokens, num_heads, num_candidates)
     tiles = -(-num_candidates // sched.block_k)
     small_launch = num_tokens * -(-num_heads // schedule_module.head_block(num_heads)) * tiles
-    if small_launch < schedule_module.NUM_SMS and num_heads > 32:
+    small_launch = small_launch < schedule_module.NUM_SMS
+    one_token = small_launch and num_tokens == 1 and 16 < num_heads <= 64
+    if one_token:
+        assert sched.block_h == 16  # the 16-head kernel side by side: 2-4 times the programs
+    elif small_launch and num_heads > 32:
         assert sched.block_h == 32  # twice the programs when one per step cannot fill the SMs
     else:
         assert sched.block_h >= 16 and sched.block_h >= min(num_heads, schedule_module.LARGE_BLOCK_H)
     assert sched.block_h <= max(16, 2 * num_heads)  # 8 heads never pay for 64
-    assert sched.candidates_major == (small_launch < schedule_module.NUM_SMS and 16 < num_heads <= 32)
+    assert sched.candidates_major == (small_launch and not one_token and 16 < num_heads <= 32)
     # Gathering ahead needs a next step, and 64-head blocks leave it to Triton's pipeline.
     assert not sched.prefetch or (sched.block_h < 64 and sched.tiles(num_candidates) > 1)
     padded = sched.padded_candidates(num_candidates)

@@ -75,16 +75,22 @@ def choose_schedule(
     | 33-128  | 64      | heads      | 8     | 1 x SMs (split candidates) | Triton pipeline |
 
     *Small launches*: when even one program per 64-candidate step cannot give every SM
-    a program (``T * head blocks * steps < SMs``: single-token decode), 33-128 heads
+    a program (``T * head blocks * steps < SMs``: decode of a few tokens), 33-128 heads
     run in 32-head blocks (twice the programs; 4 warps up to 64 heads) and 17-32 heads
-    with the candidates as the MMA rows. Every choice is a measurement on the H200
-    (docs/pallas.md).
+    with the candidates as the MMA rows; a single token at 17-64 heads runs in 16-head
+    blocks instead (the 1-16-head kernel side by side: 2-4 times the programs). Every
+    choice is a measurement on the H200 (docs/pallas.md).
     """
     block_h = head_block(num_heads)
     tiles = -(-num_candidates // BLOCK_K)
     candidates_major, num_warps = False, 8
     if max(1, num_tokens) * -(-num_heads // block_h) * tiles < sm_count:
-        if block_h == LARGE_BLOCK_H:
+        if num_tokens <= 1 and num_heads <= LARGE_BLOCK_H:
+            # b=1, K=2048 (run 45): 16-head blocks 8.96 us at 32 heads (candidates-major
+            # 32-head blocks: 13.9), 9.22 at 64 (32-head blocks, 4 warps: 14.2); at 128
+            # heads they lose (16.1-17.2 against 13.5)
+            block_h = SMALL_HEADS
+        elif block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
             num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8  # b=1: 21.9 vs 33.8 us at 64 heads
         elif block_h == MEDIUM_HEADS:
