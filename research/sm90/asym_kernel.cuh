@@ -168,7 +168,6 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
       // one tile of dims at a time, its sum scaled by s_t 2^-E_c and folded in (tile order,
       // one fma chain, as hm_tile_sum) ----
       float sc[32];
-      uint32_t act = 0;  // bit 2 j + k: candidate 8 j + 2 q4 + k is active (set below)
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         float acc[32];
@@ -205,7 +204,6 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
         for (int k = 0; k < 2; ++k) {
           float down, up;
           const bool a = hm_candidate(tab_exp[8 * j + 2 * q4 + k], down, up);
-          act |= uint32_t(a) << (2 * j + k);
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * j + 2 * hi + k;
@@ -224,7 +222,7 @@ __device__ __forceinline__ void asym_consumers(const SparseMlaParams& p, uint8_t
         corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
         pm[hi] = mx[hi] == m ? 1.0f : ptx::exp2_approx(mx[hi] - m);  // max p of the block
         m_run[hi] = m;
-        l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr[hi]), hm_probabilities(sc, act, hi, m));
+        l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr[hi]), hm_probabilities(sc, hi, m));
       }
       // ---- per tile t: the (tile, head) bound, its exponent F and O's rescale factor, then
       // U_t = p s_t 2^-F_t: tile 0's as register A fragments, tiles 1-3's (and their factors)

@@ -38,29 +38,8 @@
 
 namespace jax_glm_nope::sm90 {
 
-// Two steps of the heads-major kernel as it was when these variants were written (before
+// A step of the heads-major kernel as it was when these variants were written (before
 // run 39's lean kernel became the product's), kept here for the lab's variants only.
-
-// The probabilities 2^(v - m) of this thread's N / 2 candidates of head row hi, in place
-// (sc[4 j + 2 hi + k], active bit 2 j + k of act), and their sum over the quad.
-template <int N>
-__device__ __forceinline__ float hm_probabilities(float (&sc)[N], uint32_t act, int hi, float m) {
-  float sum = 0.0f;
-#pragma unroll
-  for (int j = 0; j < N / 4; ++j)
-#pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      const int e = 4 * j + 2 * hi + k;
-      const float v = sc[e];
-      const float d = v == m ? 0.0f : v - m;  // (v = m = +inf: probability 1)
-      const float pr = (act >> (2 * j + k)) & 1 ? ptx::exp2_approx(d) : 0.0f;
-      sc[e] = pr;
-      sum += pr;
-    }
-  sum += __shfl_xor_sync(~0u, sum, 1);
-  sum += __shfl_xor_sync(~0u, sum, 2);
-  return sum;
-}
 
 // q̂ and its factors for the CTA's heads from global memory, by both consumer warpgroups,
 // then visible to the score MMAs (which read q̂ through the async proxy).
@@ -314,7 +293,6 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
       // ---- B. scaled scores and block maxima (no running state needed yet): e = 4 jj +
       // 2 hi + k, candidate 8 jj + 2 q4 + k of the sub-block, head hi ----
       float sc[16];
-      uint32_t act = 0;
       float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj)
@@ -323,7 +301,6 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
           const int c = 8 * jj + 2 * q4 + k;
           float sn[4], up;
           const bool a = hm_shifted_scales(tab_s[c], tab_exp[c], sn, up);
-          act |= uint32_t(a) << (2 * jj + k);
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * jj + 2 * hi + k;
@@ -350,7 +327,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_seesaw_kernel(const 
         const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;  // lazy_max
         corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
         pm[hi] = mx[hi] == m ? 1.0f : ptx::exp2_approx(mx[hi] - m);  // max p of the sub-block
-        const float sum = hm_probabilities(sc, act, hi, m);
+        const float sum = hm_probabilities(sc, hi, m);  // (inactive scores are -inf)
         if (writer) {
           pub_own[0 * kHmHeads + h] = m;
           pub_own[1 * kHmHeads + h] = __fadd_rn(__fmul_rn(l_old, corr[hi]), sum);
