@@ -30,9 +30,12 @@
 // Numerics as in the candidates-major kernel: q̂ = q 2^-e1 per head, the score factor before or
 // after the tile sum, candidate tile scales shifted by 2^-E_c, a lazy running maximum,
 // O a running sum in units of 2^F per (tile, head), NaN and Inf rules the same. The bound
-// behind F is max(p) max|s_t| per block (looser than max(p |s_t|), one maximum fewer per
-// candidate, the same exactness: U stays in fp16's normal range for any scale spread
-// within 2^14).
+// behind F is tight: the running maximum over candidates of p_c 2^e_tc (e_tc the exponent
+// bound of |s_t| of candidate c), kept in log2 units. A bound taken as max(p) x max_c |s_t|
+// (two maxima over different candidates) lets one large row that scores low set F while the
+// dominant small row's U sinks into fp16's subnormals. With the tight bound the largest
+// U_t of a (tile, head) so far lies in [2^-2, 1] whatever the scales, so every term within
+// 2^-14 of it keeps fp16's full precision, and smaller terms are below O's own rounding.
 
 #pragma once
 
@@ -52,13 +55,13 @@ struct HmSmem {
   // codes in fp16 [64][512], core_offset<64>; before the first block, the CTA's q rows
   static constexpr int kTile = kQ + kHmHeads * L::kHeadDim * 2;
   // Per block parity: the candidates' four tile scales s [64] float4, the same shifted by
-  // 2^-E_c [64] float4, 2^E_c (or -1: inactive) [64] float, and per warpgroup the max |s_t|
-  // over its candidates [2][4].
-  static constexpr int kTabBytes = kBlockRows * 36 + 2 * 4 * 4;
+  // 2^-E_c [64] float4, 2^E_c (or -1: inactive) [64] float, and the exponent bounds e_t of
+  // |s_t| as floats (-inf: inactive) [64] float4.
+  static constexpr int kTabBytes = kBlockRows * 52;
   static constexpr int kTab = kTile + kBlockRows * L::kHeadDim * 2;
   // Per consumer thread, [word][256 threads]: the running sums l[2] (words 0-1), the
-  // (tile, head) bounds [4][2] (2-9) and exponents F [4][2] (10-17), kept here rather than
-  // in registers beside O.
+  // (tile, head) bounds in log2 units [4][2] (2-9) and exponents F [4][2] (10-17), kept
+  // here rather than in registers beside O.
   static constexpr int kStateWords = 18;
   static constexpr int kState = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kState + kStateWords * 256 * 4;
@@ -67,10 +70,11 @@ struct HmSmem {
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
   static constexpr int kBytes = kBars + (2 * kHmStages + 1) * 8;  // full, empty, q_full
   // The exchanges, in the converted stage: U fragments and partial sums [wg][18 words][128
-  // threads], then the block maxima [wg][128] float2.
+  // threads], then per head pair the block maxima and the four tiles' bounds relative to
+  // them [wg][5][128] float2.
   static constexpr int kXchgU = 0;
   static constexpr int kXchgMax = kXchgU + 2 * 18 * 128 * 4;
-  static constexpr int kXchgBytes = kXchgMax + 2 * 128 * 8;
+  static constexpr int kXchgBytes = kXchgMax + 2 * 5 * 128 * 8;
   static_assert(kXchgBytes <= kStage, "the exchanges must fit in a stage");
   static_assert(kBytes <= 227 * 1024, "shared memory");
 };
@@ -279,7 +283,9 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
   float* const st = reinterpret_cast<float*>(smem + S::kState) + threadIdx.x;
   int* const st_f = reinterpret_cast<int*>(st);
 #pragma unroll
-  for (int i = 0; i < 10; ++i) st[256 * i] = 0.0f;
+  for (int i = 0; i < 2; ++i) st[256 * i] = 0.0f;
+#pragma unroll
+  for (int i = 2; i < 10; ++i) st[256 * i] = -INFINITY;
 #pragma unroll
   for (int i = 10; i < 18; ++i) st_f[256 * i] = -126;
   bool scale_bad = false;
@@ -305,7 +311,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     float4* const tab_s = reinterpret_cast<float4*>(tab);                      // [64]
     float4* const tab_sn = reinterpret_cast<float4*>(tab + kBlockRows * 16);    // [64] s 2^-E_c
     float* const tab_up = reinterpret_cast<float*>(tab + kBlockRows * 32);      // [64] 2^E_c, -1 inactive
-    float* const tab_smax = reinterpret_cast<float*>(tab + kBlockRows * 36);    // [wg][4]
+    float4* const tab_e = reinterpret_cast<float4*>(tab + kBlockRows * 36);     // [64] e_t, -inf inactive
     ptx::consumer_sync(wg);  // (1) this warpgroup's value MMAs of the previous block are done
     ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
     uint8_t* rows = sm.rows + stage * S::kStage;
@@ -334,13 +340,10 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const bool a = hm_shifted_scales(s, e_c, sn, up);
       tab_sn[c] = make_float4(sn[0], sn[1], sn[2], sn[3]);
       tab_up[c] = a ? up : -1.0f;
-#pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        float mx = sv[t];  // max |s_t| over this warpgroup's candidates (NaN: skipped; flagged)
-#pragma unroll
-        for (int o_ = 1; o_ < 32; o_ *= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, o_));
-        if (lane == 0) tab_smax[wg * 4 + t] = mx;
-      }
+      // (a NaN scale gives some exponent: the head is flagged bad anyway)
+      tab_e[c] = a ? make_float4(float(exponent_bound(sv[0])), float(exponent_bound(sv[1])),
+                                 float(exponent_bound(sv[2])), float(exponent_bound(sv[3])))
+                   : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
     }
     ptx::fence_proxy_async();      // the tile is read by the MMAs through the async proxy
     ptx::all_consumers_sync<2>();  // (2) the tile and table are complete; the stage is free
@@ -383,17 +386,54 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
           mx[hi] = fmaxf(mx[hi], sc[e]);
         }
       }
-    // The block maximum per head: this warpgroup's candidates, then both halves.
-    float2* const xmax = reinterpret_cast<float2*>(rows + S::kXchgMax);
+    // The block maximum per head over this warpgroup's candidates; then, relative to it, the
+    // bound of p_c |s_t| per (tile, head) in log2 units: max_c (v_c - mx) + e_tc (a NaN
+    // score is skipped by the maxima; an inactive candidate's e is -inf).
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
       mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
     }
-    xmax[wg * 128 + tid] = make_float2(mx[0], mx[1]);
-    ptx::all_consumers_sync<2>();  // (3) both halves' maxima
-    const float2 mo = xmax[(wg ^ 1) * 128 + tid];
-    float bmax[2], corr[2], psum[2];
+    float yb[2][4];  // [hi][t]
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) yb[hi][t] = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const float4 e4 = tab_e[32 * wg + 8 * j + 2 * q4 + k];
+        const float ev[4] = {e4.x, e4.y, e4.z, e4.w};
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const float v = sc[4 * j + 2 * hi + k];
+          const float rel = v == mx[hi] ? 0.0f : v - mx[hi];  // <= 0; (+inf == +inf: 0)
+#pragma unroll
+          for (int t = 0; t < 4; ++t) yb[hi][t] = fmaxf(yb[hi][t], rel + ev[t]);
+        }
+      }
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        yb[hi][t] = fmaxf(yb[hi][t], __shfl_xor_sync(~0u, yb[hi][t], 1));
+        yb[hi][t] = fmaxf(yb[hi][t], __shfl_xor_sync(~0u, yb[hi][t], 2));
+      }
+    float2* const xmax = reinterpret_cast<float2*>(rows + S::kXchgMax);  // [wg][5][128]
+    xmax[(wg * 5) * 128 + tid] = make_float2(mx[0], mx[1]);
+#pragma unroll
+    for (int t = 0; t < 4; ++t) xmax[(wg * 5 + 1 + t) * 128 + tid] = make_float2(yb[0][t], yb[1][t]);
+    ptx::all_consumers_sync<2>();  // (3) both halves' maxima and bounds
+    const float2 mo = xmax[((wg ^ 1) * 5) * 128 + tid];
+    float yo[2][4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const float2 y2 = xmax[((wg ^ 1) * 5 + 1 + t) * 128 + tid];
+      yo[0][t] = y2.x;
+      yo[1][t] = y2.y;
+    }
+    float bmax[2], corr[2], shift[2], psum[2];
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       const float other = hi ? mo.y : mo.x;
@@ -401,11 +441,20 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const float m_old = m_run[hi];
       const float m = bmax[hi] > m_old + kLazyMax ? bmax[hi] : m_old;  // lazy_max
       corr[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
+      shift[hi] = m_old == m ? 0.0f : m_old - m;  // log2(corr): the old bounds' move
       m_run[hi] = m;
       psum[hi] = hm_probabilities(sc, hi, m);
+      // The block's bounds relative to m, the same bits in both warpgroups (each adds the
+      // same pair of numbers and takes an exact maximum).
+      const float d_own = mx[hi] == m ? 0.0f : mx[hi] - m;
+      const float d_oth = other == m ? 0.0f : other - m;
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        yb[hi][t] = fmaxf(yb[hi][t] + d_own, yo[hi][t] + d_oth);
+      }
     }
-    // Per (tile, head), the same in both warpgroups: the bound of p |s_t| (max(p) = 2^(bmax
-    // - m) times the block's max |s_t|), its exponent F and O's rescale factor (own tiles).
+    // Per (tile, head), the same in both warpgroups: the running bound B of log2(p |s_t|),
+    // its exponent F = ceil(B) and O's rescale factor (own tiles).
     // r = 0: own tiles (2 wg + t2), r = 1: the other warpgroup's.
     float down[2][2][2];  // [r][t2][hi]: 2^-F
 #pragma unroll
@@ -413,14 +462,14 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2) {
         const int t = 2 * (wg ^ r) + t2;
-        const float smax = fmaxf(tab_smax[t], tab_smax[4 + t]);
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
-          const float pm = bmax[hi] == m_run[hi] ? 1.0f : ptx::exp2_approx(bmax[hi] - m_run[hi]);
           float* const bw = st + 256 * (2 + 2 * t + hi);
           int* const fw = st_f + 256 * (10 + 2 * t + hi);
-          const float bnd = fmaxf(*bw * corr[hi], pm * smax);
-          const int f_new = exponent_bound(bnd);
+          // (tile t's bound by two compile-time indices: a runtime one puts yb in memory)
+          const float y_t = (wg ^ r) != 0 ? yb[hi][2 + t2] : yb[hi][t2];
+          const float bnd = fmaxf(*bw + shift[hi], y_t);
+          const int f_new = int(fminf(fmaxf(ceilf(bnd), -126.0f), 126.0f));  // (-inf: -126)
           const int d = *fw - f_new;
           *bw = bnd;
           *fw = f_new;
