@@ -3,7 +3,7 @@
 # research/notebook.md, "Stage 0: microbenchmarks"). Builds (research/build.sh), runs, and
 # prints one summary line per measurement. Needs an H100/H200 (compute capability 9.0).
 #
-# Usage: research/sm90_stage0.sh [OUTDIR] [m1 .. m8]   (default: all)
+# Usage: research/sm90_stage0.sh [OUTDIR] [m1 .. m11]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-/tmp/sm90_stage0}}

@@ -22,10 +22,16 @@
 //       rows), 1 or 2 blocks in flight, and each one's issue cost per block.
 //   M8  score MMAs m64n64k16 (and n32) SS, both operands K-major, 16 k-steps per block, by
 //       one or both consumer warpgroups: the fraction of the dense fp16 rate.
+// M9-M11: stage 1 of the Horner design (research/notebook.md, "Part 4"):
+//   M9  the block loop of three warpgroups with one-way hand-offs: Horner scores (one
+//       accumulator, three waits) with the previous block's value MMAs interleaved, P'
+//       through shared memory to the second warpgroup; against the same with one wait.
+//   M10 M9 with the producer converting 32 KB of codes into the next 64 KB tile per block.
+//   M11 the producer's register gather of random rows with L2 prefetch, alone.
 // Every micro-kernel's result is checked (a wrong PTX reports FAIL, not a speed); every
 // mbarrier wait is bounded (a timeout sets an error flag); SIGALRM ends a hung run.
 // Output: one "RESULT ..." line per measurement; "FAIL" on any check that fails.
-// Usage: stage0 [m1] ... [m8]   (default: all)
+// Usage: stage0 [m1] ... [m11]   (default: all)
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -45,6 +51,7 @@
 
 #include "ours/sm90/device_helpers.cuh"
 #include "ours/sm90/pipeline.cuh"
+#include "ours/sm90/heads_major_kernel.cuh"  // e4m3x16_to_f16, HmWgmma::values
 
 namespace cg = cooperative_groups;
 namespace sm90 = jax_glm_nope::sm90;
@@ -1811,17 +1818,554 @@ static void run_m8() {
   CK(cudaFree(dB));
 }
 
+// ---------------------------------------------------------------------------- M9, M10
+// The next heads-major design's block loop (design note: three warpgroups, one-way
+// hand-offs), on static data, timed per 64-candidate block:
+//   WG0 (232 registers): the scores in four groups of 8 m64n64k16 SS (q̂ 64 x 512 as A, the
+//     block's fp16 tile 64 x 512 as B) into ONE accumulator; with kHorner it waits after
+//     groups 0-2 and multiplies the accumulator by a per-candidate ratio from the table (32
+//     FMUL), and it interleaves the previous block's value MMAs on dims 0-255 (8
+//     m64n128k16 RS, U from registers) into those waits; then a softmax-sized chain, P'
+//     into shared memory, a one-way arrive to WG1, U_0 and U_1 for the next block (HMUL2).
+//     Without kHorner: the four groups back to back, one wait (the same MMAs).
+//   WG1 (176): waits "P'(j) ready", reads P' (LDS), forms U_2, U_3 (HMUL2), frees the P'
+//     buffer, 8 m64n128k16 RS on dims 256-511, frees the tile.
+//   WG2 (96): refills the freed tile; with kStores it converts 32 KB of e4m3 codes (L2
+//     resident) into the 64 KB fp16 tile as the design's producer would (LDG.128 + cvt +
+//     STS.128, core layout); without, it only hands the tile back (M9).
+// Two tiles (full/empty mbarriers), two P' buffers (named barriers: ready 1-2, free 3-4).
+// The data are small integers with r = g = 1, so the last block's scores and O (the sum
+// over every block) are exact and checked.
+constexpr int kM9Tile = 64 * 512 * 2;    // one 64-candidate fp16 tile
+constexpr int kM9PRow = 72;              // P' row stride in halves (padded: no bank conflicts)
+constexpr int kM9PBytes = 64 * kM9PRow * 2;
+struct M9Smem {
+  static constexpr int kQ = 0;
+  static constexpr int kTile = kQ + kM9Tile;             // 2 tiles
+  static constexpr int kP = kTile + 2 * kM9Tile;         // 2 P' buffers
+  static constexpr int kTab = kP + 2 * kM9PBytes;        // 2 x [r1, r2, r3, g][64] float
+  static constexpr int kBars = kTab + 2 * 4 * 64 * 4;    // full[2], empty[2]
+  static constexpr int kBytes = kBars + 4 * 8;
+};
+static_assert(M9Smem::kBytes <= 227 * 1024, "M9 shared memory");
+
+template <int ID>
+__device__ __forceinline__ void nb_sync() {
+  asm volatile("bar.sync %0, 256;" ::"n"(ID) : "memory");
+}
+template <int ID>
+__device__ __forceinline__ void nb_arrive() {
+  asm volatile("bar.arrive %0, 256;" ::"n"(ID) : "memory");
+}
+__device__ __forceinline__ uint32_t hmul2_u32(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+template <bool kHorner, bool kStores>
+__global__ void __launch_bounds__(384, 1)
+    m9_kernel(const __half* Q, const __half* K, const uint8_t* codes, int nblocks, float* out_acc,
+              float* out_o, long long* cycles, int* err) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  using S = M9Smem;
+  uint8_t* const sQ = smem + S::kQ;
+  uint8_t* const sT = smem + S::kTile;
+  uint8_t* const sP = smem + S::kP;
+  float* const tab = reinterpret_cast<float*>(smem + S::kTab);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(smem + S::kBars);
+  uint64_t* const empty = full + 2;
+  const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
+  const int w = t / 32, lane = t % 32, g = lane / 4, q4 = lane % 4;
+  const long long kLimit = 2000000000LL;
+  to_cores<64>(sQ, Q, 512, tid, 384);
+  to_cores<64>(sT, K, 512, tid, 384);
+  to_cores<64>(sT + kM9Tile, K, 512, tid, 384);
+  for (int i = tid; i < 2 * 4 * 64; i += 384) tab[i] = 1.0f;
+  if (tid == 0) {
+    ptx::mbar_init(&full[0], 128);
+    ptx::mbar_init(&full[1], 128);
+    ptx::mbar_init(&empty[0], 2);
+    ptx::mbar_init(&empty[1], 2);
+  }
+  ptx::fence_proxy_async();
+  __syncthreads();
+
+  if (wg == 2) {  // ---------------- producer
+    ptx::setmaxnreg_dec<96>();
+    ptx::mbar_arrive(&full[0]);
+    ptx::mbar_arrive(&full[1]);
+    // this thread's 16-byte code chunks: candidate cr, dims 16 (dq + 8 i), i < 4 ... as the
+    // heads-major kernel's converter (16 chunks of 16 codes per thread)
+    const int cr = (t & 7) + 8 * ((t >> 3) & 7);
+    const int dq = t >> 6;
+    for (int j = 2; j < nblocks; ++j) {
+      const int b = j % 2;
+      uint4 x[8];  // half of the thread's 16 chunks at a time: no spills at 96 registers
+      if (kStores) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) x[i] = ldg16(codes + cr * 512 + 16 * (dq + 2 * i));  // L2-resident
+      }
+      if (!mbar_wait_bounded(&empty[b], ((j - 2) / 2) & 1, kLimit, err)) return;
+      if (kStores) {
+        uint8_t* const tile = sT + b * kM9Tile;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (h == 1) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) x[i] = ldg16(codes + cr * 512 + 16 * (dq + 2 * (i + 8)));
+          }
+#pragma unroll
+          for (int i = 0; i < 8; ++i) {
+            const int d = 16 * (dq + 2 * (i + 8 * h));
+            uint4 lo, hi;
+            sm90::e4m3x16_to_f16(x[i], lo, hi);
+            *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(cr, d)) = lo;
+            *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(cr, d + 8)) = hi;
+          }
+        }
+        ptx::fence_proxy_async();
+      }
+      ptx::mbar_arrive(&full[b]);
+    }
+    return;
+  }
+  float* const o_out = out_o + size_t(blockIdx.x) * 64 * 512;
+  const uint64_t v0 = ptx::smem_desc(sT + sm90::core_offset<64>(0, 256 * wg), 128, 1024);
+  auto v_off = [](int kk, int t2) { return uint64_t((sm90::core_offset<64>(16 * kk, 128 * t2)) >> 4); };
+  auto v_desc = [&](int b) { return v0 + uint64_t((b * kM9Tile) >> 4); };
+
+  if (wg == 0) {  // ---------------- WG0: scores, softmax, O dims 0-255
+    ptx::setmaxnreg_inc<232>();
+    float acc[32], o[2][64];
+    uint32_t u[2][4][4];  // U of the previous block; zero before the first (adds nothing)
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) u[t2][kk][i] = 0u;
+    sm90::zero_acc(o);
+    long long t0 = clock64();
+    const float sc = tab[3 * 64];  // a runtime 1 (the table's g of candidate 0)
+    for (int j = 0; j < nblocks; ++j) {
+      const int b = j % 2;
+      const float* const tb = tab + b * 4 * 64;
+      uint8_t* const tile = sT + b * kM9Tile;
+      if (!mbar_wait_bounded(&full[b], (j / 2) & 1, kLimit, err)) return;
+      const uint64_t vp = v_desc(b ^ 1);  // the previous block's tile
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int s = 0; s < 8; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), s > 0);
+      ptx::wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[0], u[0][kk], vp + v_off(kk, 0));
+      ptx::wgmma_commit();
+      if (kHorner) {
+        ptx::wgmma_wait<1>();
+        ptx::fence_regs(acc);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float2 r = *reinterpret_cast<const float2*>(tb + 8 * i + 2 * q4);
+          acc[4 * i] *= r.x; acc[4 * i + 1] *= r.y; acc[4 * i + 2] *= r.x; acc[4 * i + 3] *= r.y;
+        }
+        ptx::wgmma_fence();
+      }
+#pragma unroll
+      for (int s = 8; s < 16; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      ptx::wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[1], u[1][kk], vp + v_off(kk, 1));
+      ptx::wgmma_commit();
+      if (kHorner) {
+        ptx::wgmma_wait<1>();
+        ptx::fence_regs(acc);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float2 r = *reinterpret_cast<const float2*>(tb + 64 + 8 * i + 2 * q4);
+          acc[4 * i] *= r.x; acc[4 * i + 1] *= r.y; acc[4 * i + 2] *= r.x; acc[4 * i + 3] *= r.y;
+        }
+        ptx::wgmma_fence();
+      }
+#pragma unroll
+      for (int s = 16; s < 24; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      ptx::wgmma_commit();
+      if (kHorner) {
+        ptx::wgmma_wait<1>();  // the previous block's value MMAs: its tile is free (WG0's part)
+        if (j > 0 && t == 0) ptx::mbar_arrive(&empty[b ^ 1]);
+        ptx::wgmma_wait<0>();
+        ptx::fence_regs(acc);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float2 r = *reinterpret_cast<const float2*>(tb + 128 + 8 * i + 2 * q4);
+          acc[4 * i] *= r.x; acc[4 * i + 1] *= r.y; acc[4 * i + 2] *= r.x; acc[4 * i + 3] *= r.y;
+        }
+        ptx::wgmma_fence();
+      }
+#pragma unroll
+      for (int s = 24; s < 32; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      ptx::fence_regs(acc);
+      ptx::fence_regs(o[0]);
+      ptx::fence_regs(o[1]);
+      if (!kHorner && j > 0 && t == 0) ptx::mbar_arrive(&empty[b ^ 1]);
+      // a softmax-sized chain: x = acc * scale, the row maxima (quad shuffles), 2^(x - m),
+      // the sums; P' = fp16(p * 0 + 1) (ones: O stays exact)
+      float p[32];
+      float mx[2] = {-INFINITY, -INFINITY}, sum[2] = {0.0f, 0.0f};
+#pragma unroll
+      for (int e = 0; e < 32; ++e) mx[(e / 2) % 2] = fmaxf(mx[(e / 2) % 2], acc[e] * sc);
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+      }
+#pragma unroll
+      for (int e = 0; e < 32; ++e) {
+        p[e] = ptx::exp2_approx(fminf(acc[e] * sc - mx[(e / 2) % 2], 0.0f));
+        sum[(e / 2) % 2] += p[e];
+      }
+      // P' into its buffer once WG1 has read the one two blocks back
+      if (b == 0) nb_sync<3>(); else nb_sync<4>();
+      __half* const pb = reinterpret_cast<__half*>(sP + b * kM9PBytes);
+      uint32_t pp[16];
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        pp[i] = sm90::pack_f16x2(fmaf(p[2 * i], 0.0f, 1.0f), fmaf(p[2 * i + 1], 0.0f, 1.0f));
+        const int e = 2 * i, row = 16 * w + g + 8 * ((e / 2) % 2), col = 8 * (e / 4) + 2 * q4;
+        *reinterpret_cast<uint32_t*>(pb + row * kM9PRow + col) = pp[i];
+      }
+      if (b == 0) nb_arrive<1>(); else nb_arrive<2>();
+      // U_0, U_1 of this block for the next one's interleaved value MMAs: A fragment kk
+      // = candidates 16 kk .. 16 kk + 15 = accumulator pairs 8 kk .. 8 kk + 7
+      const float* const tg = tb + 192;
+      const uint32_t g01 = sm90::pack_f16x2(tg[0], tg[1]);
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) u[t2][kk][i] = hmul2_u32(pp[4 * kk + i], g01);
+      if (j == nblocks - 1 && blockIdx.x == 0) {
+#pragma unroll
+        for (int e = 0; e < 32; ++e) {
+          int row, col;
+          frag_rc(t, e, row, col);
+          out_acc[row * 64 + col] = acc[e];
+        }
+      }
+    }
+    // the last block's value MMAs
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[t2], u[t2][kk], v_desc((nblocks - 1) % 2) + v_off(kk, t2));
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(o[0]);
+    ptx::fence_regs(o[1]);
+    if (t == 0) cycles[blockIdx.x] = clock64() - t0;
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int e = 0; e < 64; ++e) {
+        int row, col;
+        frag_rc(t, e, row, col);
+        o_out[row * 512 + 128 * t2 + col] = o[t2][e];
+      }
+    return;
+  }
+  // ---------------- WG1: O dims 256-511
+  ptx::setmaxnreg_inc<176>();
+  float o[2][64];
+  sm90::zero_acc(o);
+  nb_arrive<3>();
+  nb_arrive<4>();
+  for (int j = 0; j < nblocks; ++j) {
+    const int b = j % 2;
+    const float* const tg = tab + b * 4 * 64 + 192;
+    if (b == 0) nb_sync<1>(); else nb_sync<2>();
+    if (!mbar_wait_bounded(&full[b], (j / 2) & 1, kLimit, err)) return;  // (passed already)
+    const __half* const pb = reinterpret_cast<const __half*>(sP + b * kM9PBytes);
+    uint32_t pa[4][4];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = 16 * w + g + 8 * (i % 2), col = 16 * kk + 8 * (i / 2) + 2 * q4;
+        pa[kk][i] = *reinterpret_cast<const uint32_t*>(pb + row * kM9PRow + col);
+      }
+    if (b == 0) nb_arrive<3>(); else nb_arrive<4>();
+    const uint32_t g23 = sm90::pack_f16x2(tg[2], tg[3]);
+    uint32_t a[2][4][4];
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[t2][kk][i] = hmul2_u32(pa[kk][i], g23);
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[t2], a[t2][kk], v_desc(b) + v_off(kk, t2));
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(o[0]);
+    ptx::fence_regs(o[1]);
+    if (t == 0) ptx::mbar_arrive(&empty[b]);
+  }
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+    for (int e = 0; e < 64; ++e) {
+      int row, col;
+      frag_rc(t, e, row, col);
+      o_out[row * 512 + 256 + 128 * t2 + col] = o[t2][e];
+    }
+}
+
+template <bool kHorner, bool kStores>
+static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes, const std::vector<float>& fQ,
+                      const std::vector<float>& fK, int* derr) {
+  const int blocks = g_sms, nblocks = 512;
+  float *dacc, *dO;
+  long long* cyc;
+  CK(cudaMalloc(&dacc, 64 * 64 * 4));
+  CK(cudaMalloc(&dO, size_t(blocks) * 64 * 512 * 4));
+  CK(cudaMalloc(&cyc, blocks * 8));
+  CK(cudaMemset(derr, 0, 4));
+  auto k = m9_kernel<kHorner, kStores>;
+  const int smem = M9Smem::kBytes;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const double us = time_us([&] { k<<<blocks, 384, smem>>>(dQ, dK, dcodes, nblocks, dacc, dO, cyc, derr); }, 5, 1);
+  int herr = 0;
+  CK(cudaMemcpy(&herr, derr, 4, cudaMemcpyDeviceToHost));
+  std::vector<float> acc(64 * 64), o(size_t(blocks) * 64 * 512);
+  CK(cudaMemcpy(acc.data(), dacc, acc.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(o.data(), dO, o.size() * 4, cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int h = 0; h < 64; ++h)
+    for (int c = 0; c < 64; ++c) {
+      double r = 0;
+      for (int d = 0; d < 512; ++d) r += fQ[h * 512 + d] * fK[c * 512 + d];
+      bad += acc[h * 64 + c] != float(r);
+    }
+  std::vector<double> colsum(512, 0.0);
+  for (int c = 0; c < 64; ++c)
+    for (int d = 0; d < 512; ++d) colsum[d] += fK[c * 512 + d];
+  for (size_t i = 0; i < o.size(); ++i) bad += o[i] != float(nblocks * colsum[i % 512]);
+  std::vector<long long> hc(blocks);
+  CK(cudaMemcpy(hc.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
+  const double per_block = median(std::vector<double>(hc.begin(), hc.end())) / nblocks;
+  const char* name = kStores ? "m10" : "m9";
+  if (herr) FAILF("%s horner=%d: a barrier wait timed out", name, int(kHorner));
+  if (bad) FAILF("%s horner=%d: %d wrong results", name, int(kHorner), bad);
+  std::printf("RESULT %s %s%s: %.0f cycles per block (WG0 chain, median CTA), %.2f us per block-wave, "
+              "tensor %.0f%% of peak (2048 cycles per block)%s\n",
+              name, kHorner ? "Horner, 3 waits + 3 x 32 FMUL" : "one wait", kStores ? ", producer cvt + STS 64 KB/block" : "",
+              per_block, us / nblocks, 100.0 * 2048.0 / per_block, (bad || herr) ? " INVALID" : "");
+  CK(cudaFree(dacc));
+  CK(cudaFree(dO));
+  CK(cudaFree(cyc));
+  return per_block;
+}
+
+static void run_m9(bool stores) {
+  std::printf("== %s: the Horner block loop (WG0 scores + O left, WG1 O right, WG2 %s)\n", stores ? "M10" : "M9",
+              stores ? "converts and stores the next tile" : "hands tiles back");
+  std::vector<float> fQ, fK;
+  const std::vector<__half> hQ = small_ints(64 * 512, 31, fQ);
+  const std::vector<__half> hK = small_ints(64 * 512, 700000, fK);
+  std::vector<uint8_t> hcodes(64 * 512);  // the same values as e4m3 codes: -1, 0, 1
+  for (size_t i = 0; i < hcodes.size(); ++i) hcodes[i] = fK[i] == 0.0f ? 0x00 : (fK[i] > 0 ? 0x38 : 0xB8);
+  __half *dQ, *dK;
+  uint8_t* dcodes;
+  int* derr;
+  CK(cudaMalloc(&dQ, hQ.size() * 2));
+  CK(cudaMalloc(&dK, hK.size() * 2));
+  CK(cudaMalloc(&dcodes, hcodes.size()));
+  CK(cudaMalloc(&derr, 4));
+  CK(cudaMemcpy(dQ, hQ.data(), hQ.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dK, hK.data(), hK.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dcodes, hcodes.data(), hcodes.size(), cudaMemcpyHostToDevice));
+  if (stores) {
+    const double h = m9_case<true, true>(dQ, dK, dcodes, fQ, fK, derr);
+    const double one = m9_case<false, true>(dQ, dK, dcodes, fQ, fK, derr);
+    std::printf("RESULT m10 verdict: %.0f cycles per block (pass <= 2700, kill > 3300); Horner / one wait %.3f\n", h, h / one);
+  } else {
+    const double h = m9_case<true, false>(dQ, dK, dcodes, fQ, fK, derr);
+    const double one = m9_case<false, false>(dQ, dK, dcodes, fQ, fK, derr);
+    std::printf("RESULT m9 verdict: %.0f cycles per block (pass <= 2350, kill > 2600); Horner / one wait %.3f (pass <= 1.10)\n",
+                h, h / one);
+  }
+  CK(cudaFree(dQ));
+  CK(cudaFree(dK));
+  CK(cudaFree(dcodes));
+  CK(cudaFree(derr));
+}
+
+// ---------------------------------------------------------------------------- M11
+// The design's producer gather, alone: 132 CTAs x 4 warps at 96 registers, random 528-byte
+// rows from a 2 GB pool, 64 rows per block. Per block j: the rows of block j + 2 are
+// prefetched into L2 (PF 1: prefetch.global.L2 per 128-byte line; PF 2: one
+// cp.async.bulk.prefetch.L2 per row; PF 0: none), block j's codes (in registers since the
+// last iteration) are converted into the fp16 tile (core layout, STS.128), and block j + 1's
+// codes and scales are loaded into registers (LDG.128). With `period` > 0 a tile is freed
+// every `period` cycles (the consumers' pace), so the producer waits before converting.
+// Reported: TB/s of rows (528 B each) and the producer's busy cycles per block. CTA 0's last
+// tile is checked against the host's conversion.
+template <int PF, int REGS>
+__global__ void __maxnreg__(REGS)
+    m11_gather(const uint8_t* __restrict__ pool, const int* __restrict__ idx, int nblocks, int period,
+               uint8_t* tile_out, float* scale_sink, long long* stats) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  const int t = threadIdx.x, w = t / 32, lane = t % 32;
+  const int* const my = idx + size_t(blockIdx.x) * nblocks * 64;
+  auto row_ptr = [&](int j, int r) { return pool + size_t(my[j * 64 + r]) * 528; };
+  auto prefetch = [&](int j) {
+    if (PF == 1) {
+      for (int i = lane; i < 16 * 5; i += 32) {  // warp w: rows 16 w .. 16 w + 15, 5 lines each
+        const uint8_t* p = row_ptr(j, 16 * w + i / 5);
+        const uint8_t* line = reinterpret_cast<const uint8_t*>(
+            (reinterpret_cast<uintptr_t>(p) & ~uintptr_t(127)) + 128 * (i % 5));
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+      }
+    } else if (PF == 2) {
+      if (lane < 16)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 528;" ::"l"(row_ptr(j, 16 * w + lane)) : "memory");
+    }
+  };
+  uint4 x[16];
+  float4 sc = make_float4(0, 0, 0, 0);
+  auto load = [&](int j) {
+#pragma unroll
+    for (int r = 0; r < 16; ++r) x[r] = ldg16(row_ptr(j, 16 * w + r) + 16 * lane);
+    if (lane < 16) sc = *reinterpret_cast<const float4*>(row_ptr(j, 16 * w + lane) + 512);
+  };
+  if (nblocks > 0) prefetch(0);
+  if (nblocks > 1) prefetch(1);
+  load(0);
+  float ssum = 0.0f;
+  long long busy = 0;
+  const long long t0 = clock64();
+  for (int j = 0; j < nblocks; ++j) {
+    if (period > 0)
+      while (clock64() - t0 < (long long)j * period) {
+      }
+    const long long ta = clock64();
+    if (j + 2 < nblocks) prefetch(j + 2);
+    uint8_t* const tile = smem + (j % 2) * kM9Tile;
+#pragma unroll
+    for (int r = 0; r < 16; ++r) {  // candidate 16 w + r, dims 16 lane .. 16 lane + 15
+      uint4 lo, hi;
+      sm90::e4m3x16_to_f16(x[r], lo, hi);
+      *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(16 * w + r, 16 * lane)) = lo;
+      *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(16 * w + r, 16 * lane + 8)) = hi;
+    }
+    ssum += sc.x + sc.y + sc.z + sc.w;
+    if (j + 1 < nblocks) load(j + 1);
+    busy += clock64() - ta;
+  }
+  const long long total = clock64() - t0;
+  __syncthreads();
+  if (blockIdx.x == 0)
+    for (int i = t; i < kM9Tile / 16; i += 128)
+      reinterpret_cast<uint4*>(tile_out)[i] = reinterpret_cast<const uint4*>(smem + ((nblocks - 1) % 2) * kM9Tile)[i];
+  scale_sink[blockIdx.x * 128 + t] = ssum;
+  if (t == 0) {
+    stats[2 * blockIdx.x] = busy;
+    stats[2 * blockIdx.x + 1] = total;
+  }
+}
+
+template <int PF, int REGS>
+static void m11_case(const uint8_t* pool, const int* didx, const std::vector<int>& hidx, int nblocks, int period,
+                     uint8_t* dtile, float* dsink, long long* dstats, const std::vector<uint8_t>& hpool_rows) {
+  const int blocks = g_sms;
+  auto k = m11_gather<PF, REGS>;
+  const int smem = 2 * kM9Tile;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const double us = time_us([&] { k<<<blocks, 128, smem>>>(pool, didx, nblocks, period, dtile, dsink, dstats); }, 5, 1);
+  std::vector<long long> st(2 * blocks);
+  CK(cudaMemcpy(st.data(), dstats, st.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<double> busy, total;
+  for (int b = 0; b < blocks; ++b) {
+    busy.push_back(double(st[2 * b]) / nblocks);
+    total.push_back(double(st[2 * b + 1]) / nblocks);
+  }
+  // CTA 0's last tile against the host conversion of its rows (hpool_rows: those 64 rows)
+  std::vector<uint8_t> tile(kM9Tile);
+  CK(cudaMemcpy(tile.data(), dtile, kM9Tile, cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int c = 0; c < 64; ++c)
+    for (int d = 0; d < 512; d += 2) {
+      const uint16_t codes = uint16_t(hpool_rows[c * 528 + d]) | uint16_t(hpool_rows[c * 528 + d + 1]) << 8;
+      uint32_t got;
+      std::memcpy(&got, tile.data() + sm90::core_offset<64>(c, d), 4);
+      bad += got != host_cvt(codes);
+    }
+  if (bad) FAILF("m11 PF=%d: %d wrong fp16 pairs in the tile", PF, bad);
+  const double bytes = double(blocks) * nblocks * 64 * 528;
+  std::printf("RESULT m11 gather PF=%d (%s) %d registers, period %d: %.2f TB/s, %.1f us, producer busy %.0f cycles per block, "
+              "loop %.0f cycles per block (median CTA)%s\n",
+              PF, PF == 0 ? "no prefetch" : (PF == 1 ? "prefetch.global.L2 lines" : "bulk prefetch rows"), REGS, period,
+              bytes / (us * 1e-6) / 1e12, us, median(busy), median(total), bad ? " INVALID" : "");
+}
+
+static void run_m11() {
+  std::printf("== M11: the producer's register gather with L2 prefetch (4 warps, 96 registers, one CTA per SM)\n");
+  const int64_t slots = (int64_t(2) << 30) / 528;
+  const int nblocks = 256;
+  uint8_t* pool;
+  CK(cudaMalloc(&pool, size_t(slots) * 528));
+  m3_fill<<<4096, 256>>>(reinterpret_cast<uint32_t*>(pool), size_t(slots) * 528 / 4);
+  CK(cudaGetLastError());
+  std::vector<int> hidx(size_t(g_sms) * nblocks * 64);
+  std::mt19937_64 rng(11);
+  for (auto& v : hidx) v = int(rng() % uint64_t(slots));
+  int* didx;
+  CK(cudaMalloc(&didx, hidx.size() * 4));
+  CK(cudaMemcpy(didx, hidx.data(), hidx.size() * 4, cudaMemcpyHostToDevice));
+  std::vector<uint8_t> rows(64 * 528);  // CTA 0's last block's rows, for the check
+  for (int r = 0; r < 64; ++r)
+    CK(cudaMemcpy(rows.data() + r * 528, pool + size_t(hidx[size_t(nblocks - 1) * 64 + r]) * 528, 528,
+                  cudaMemcpyDeviceToHost));
+  uint8_t* dtile;
+  float* dsink;
+  long long* dstats;
+  CK(cudaMalloc(&dtile, kM9Tile));
+  CK(cudaMalloc(&dsink, size_t(g_sms) * 128 * 4));
+  CK(cudaMalloc(&dstats, size_t(g_sms) * 16));
+  for (int period : {0, 2500}) {
+    m11_case<0, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<1, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 128>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
+  }
+  std::printf("RESULT m11 verdict: pass >= 3.3 TB/s at <= 2500 producer cycles per block; kill < 2.8 TB/s\n");
+  CK(cudaFree(pool));
+  CK(cudaFree(didx));
+  CK(cudaFree(dtile));
+  CK(cudaFree(dsink));
+  CK(cudaFree(dstats));
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   signal(SIGALRM, on_alarm);
-  bool want[9] = {false, true, true, true, true, true, true, true, true};
+  bool want[12] = {false, true, true, true, true, true, true, true, true, true, true, true};
   if (argc > 1) {
-    for (int i = 1; i < 9; ++i) want[i] = false;
-    for (int i = 1; i < argc; ++i)
-      if (std::strlen(argv[i]) == 2 && argv[i][0] == 'm' && argv[i][1] >= '1' && argv[i][1] <= '8')
-        want[argv[i][1] - '0'] = true;
+    for (int i = 1; i < 12; ++i) want[i] = false;
+    for (int i = 1; i < argc; ++i) {
+      const int n = argv[i][0] == 'm' ? std::atoi(argv[i] + 1) : 0;
+      if (n >= 1 && n <= 11)
+        want[n] = true;
       else
-        std::printf("stage0: ignoring unknown argument %s (m1 .. m8)\n", argv[i]);
+        std::printf("stage0: ignoring unknown argument %s (m1 .. m11)\n", argv[i]);
+    }
   }
   int dev = 0;
   CK(cudaSetDevice(dev));
@@ -1846,6 +2390,9 @@ int main(int argc, char** argv) {
   if (want[6]) { alarm(300); run_m6(); }
   if (want[7]) { alarm(300); run_m7(); }
   if (want[8]) { alarm(300); run_m8(); }
+  if (want[9]) { alarm(120); run_m9(false); }
+  if (want[10]) { alarm(120); run_m9(true); }
+  if (want[11]) { alarm(200); run_m11(); }
   alarm(0);
   std::printf("stage0: %d failure(s)\n", g_fail);
   return g_fail ? 1 : 0;
