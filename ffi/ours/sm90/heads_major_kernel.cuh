@@ -30,12 +30,13 @@
 // Numerics as in the candidates-major kernel: q̂ = q 2^-e1 per head, the score factor before or
 // after the tile sum, candidate tile scales shifted by 2^-E_c, a lazy running maximum,
 // O a running sum in units of 2^F per (tile, head), NaN and Inf rules the same. The bound
-// behind F is tight: the running maximum over candidates of p_c 2^e_tc (e_tc the exponent
-// bound of |s_t| of candidate c), kept in log2 units. A bound taken as max(p) x max_c |s_t|
-// (two maxima over different candidates) lets one large row that scores low set F while the
-// dominant small row's U sinks into fp16's subnormals. With the tight bound the largest
-// U_t of a (tile, head) so far lies in [2^-2, 1] whatever the scales, so every term within
-// 2^-14 of it keeps fp16's full precision, and smaller terms are below O's own rounding.
+// behind F is tight: per head, the running maximum over candidates of p_c 2^E_c (E_c the
+// exponent bound of the candidate's largest |s_t|), in log2 units; the four tiles of a head
+// share it. A bound taken as max(p) x max_c |s_t| (two maxima over different candidates)
+// lets one large row that scores low set F while the dominant small row's U sinks into
+// fp16's subnormals. With the tight bound every U is at most 1 and the largest
+// candidate's so far at least 2^-2, whatever the scales: a term keeps fp16's precision
+// unless it is 2^-14 below the head's largest, and then its error is below O's rounding.
 
 #pragma once
 
@@ -55,9 +56,9 @@ struct HmSmem {
   // codes in fp16 [64][512], core_offset<64>; before the first block, the CTA's q rows
   static constexpr int kTile = kQ + kHmHeads * L::kHeadDim * 2;
   // Per block parity: the candidates' four tile scales s [64] float4, the same shifted by
-  // 2^-E_c [64] float4, 2^E_c (or -1: inactive) [64] float, and the exponent bounds e_t of
-  // |s_t| as floats (-inf: inactive) [64] float4.
-  static constexpr int kTabBytes = kBlockRows * 52;
+  // 2^-E_c [64] float4, 2^E_c (or -1: inactive) [64] float, and E_c as a float (-inf:
+  // inactive) [64] float.
+  static constexpr int kTabBytes = kBlockRows * 40;
   static constexpr int kTab = kTile + kBlockRows * L::kHeadDim * 2;
   // Per consumer thread, [word][256 threads]: the running sums l[2] (words 0-1), the
   // (tile, head) bounds in log2 units [4][2] (2-9) and exponents F [4][2] (10-17), kept
@@ -70,8 +71,9 @@ struct HmSmem {
   static constexpr int kBars = (kBad + kHeadsPad * 4 + 16 + 15) / 16 * 16;
   static constexpr int kBytes = kBars + (2 * kHmStages + 1) * 8;  // full, empty, q_full
   // The exchanges, in the converted stage: U fragments and partial sums [wg][18 words][128
-  // threads], then per head pair the block maxima and the four tiles' bounds relative to
-  // them [wg][5][128] float2.
+  // threads], then per head pair the block maxima and, per tile, the bounds relative to
+  // them [wg][5][128] float2 (the four tiles' are equal today; one slot per tile keeps
+  // ptxas 13.0 spill-free here, where two slots spill 32 bytes).
   static constexpr int kXchgU = 0;
   static constexpr int kXchgMax = kXchgU + 2 * 18 * 128 * 4;
   static constexpr int kXchgBytes = kXchgMax + 2 * 5 * 128 * 8;
@@ -311,7 +313,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
     float4* const tab_s = reinterpret_cast<float4*>(tab);                      // [64]
     float4* const tab_sn = reinterpret_cast<float4*>(tab + kBlockRows * 16);    // [64] s 2^-E_c
     float* const tab_up = reinterpret_cast<float*>(tab + kBlockRows * 32);      // [64] 2^E_c, -1 inactive
-    float4* const tab_e = reinterpret_cast<float4*>(tab + kBlockRows * 36);     // [64] e_t, -inf inactive
+    float* const tab_e = reinterpret_cast<float*>(tab + kBlockRows * 36);       // [64] E_c, -inf inactive
     ptx::consumer_sync(wg);  // (1) this warpgroup's value MMAs of the previous block are done
     ptx::mbar_wait(&sm.full[stage], (b / NS) & 1);
     uint8_t* rows = sm.rows + stage * S::kStage;
@@ -340,10 +342,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
       const bool a = hm_shifted_scales(s, e_c, sn, up);
       tab_sn[c] = make_float4(sn[0], sn[1], sn[2], sn[3]);
       tab_up[c] = a ? up : -1.0f;
-      // (a NaN scale gives some exponent: the head is flagged bad anyway)
-      tab_e[c] = a ? make_float4(float(exponent_bound(sv[0])), float(exponent_bound(sv[1])),
-                                 float(exponent_bound(sv[2])), float(exponent_bound(sv[3])))
-                   : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+      tab_e[c] = a ? float(e_c) : -INFINITY;  // (a NaN scale: flagged bad anyway)
     }
     ptx::fence_proxy_async();      // the tile is read by the MMAs through the async proxy
     ptx::all_consumers_sync<2>();  // (2) the tile and table are complete; the stage is free
@@ -387,39 +386,36 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
         }
       }
     // The block maximum per head over this warpgroup's candidates; then, relative to it, the
-    // bound of p_c |s_t| per (tile, head) in log2 units: max_c (v_c - mx) + e_tc (a NaN
-    // score is skipped by the maxima; an inactive candidate's e is -inf).
+    // bound of p_c 2^E_c in log2 units: max_c (v_c - mx) + E_c (a NaN score is skipped by
+    // the maxima; an inactive candidate's E is -inf).
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
       mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
     }
-    float yb[2][4];  // [hi][t]
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi)
-#pragma unroll
-      for (int t = 0; t < 4; ++t) yb[hi][t] = -INFINITY;
+    float y1[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const float4 e4 = tab_e[32 * wg + 8 * j + 2 * q4 + k];
-        const float ev[4] = {e4.x, e4.y, e4.z, e4.w};
+        const float e_c = tab_e[32 * wg + 8 * j + 2 * q4 + k];
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const float v = sc[4 * j + 2 * hi + k];
           const float rel = v == mx[hi] ? 0.0f : v - mx[hi];  // <= 0; (+inf == +inf: 0)
-#pragma unroll
-          for (int t = 0; t < 4; ++t) yb[hi][t] = fmaxf(yb[hi][t], rel + ev[t]);
+          y1[hi] = fmaxf(y1[hi], rel + e_c);
         }
       }
 #pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      y1[hi] = fmaxf(y1[hi], __shfl_xor_sync(~0u, y1[hi], 1));
+      y1[hi] = fmaxf(y1[hi], __shfl_xor_sync(~0u, y1[hi], 2));
+    }
+    float yb[2][4];  // [hi][t]
+#pragma unroll
     for (int hi = 0; hi < 2; ++hi)
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        yb[hi][t] = fmaxf(yb[hi][t], __shfl_xor_sync(~0u, yb[hi][t], 1));
-        yb[hi][t] = fmaxf(yb[hi][t], __shfl_xor_sync(~0u, yb[hi][t], 2));
-      }
+      for (int t = 0; t < 4; ++t) yb[hi][t] = y1[hi];
     float2* const xmax = reinterpret_cast<float2*>(rows + S::kXchgMax);  // [wg][5][128]
     xmax[(wg * 5) * 128 + tid] = make_float2(mx[0], mx[1]);
 #pragma unroll
@@ -453,7 +449,7 @@ __global__ void __launch_bounds__(kHmThreads, 1) sparse_mla_heads_major_kernel(c
         yb[hi][t] = fmaxf(yb[hi][t] + d_own, yo[hi][t] + d_oth);
       }
     }
-    // Per (tile, head), the same in both warpgroups: the running bound B of log2(p |s_t|),
+    // Per (tile, head), the same in both warpgroups: the running bound B of log2(p 2^E),
     // its exponent F = ceil(B) and O's rescale factor (own tiles).
     // r = 0: own tiles (2 wg + t2), r = 1: the other warpgroup's.
     float down[2][2][2];  // [r][t2][hi]: 2^-F
