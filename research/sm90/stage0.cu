@@ -1824,12 +1824,14 @@ static void run_m8() {
 //   WG0 (232 registers), block j: waits tile j's L half (dims 0-255); scores in four groups
 //     of 8 m64n64k16 SS (q̂ 64 x 512 as A, the tile as B) into ONE accumulator, the previous
 //     block's value MMAs on dims 0-255 (8 m64n128k16 RS, U from registers) interleaved after
-//     groups 0 and 1; with kHorner it waits after groups 0-2 and multiplies the accumulator
+//     groups 0 and 1; in Horner modes it waits after groups 0-2 and multiplies the accumulator
 //     by a per-candidate ratio from the table (32 FMUL); it frees the L half of j - 1 once
 //     its value MMAs are done, waits tile j's R half before group 2; after group 3 it
 //     releases WG1 for P'(j - 1) ("QK(j) done"), runs a softmax-sized chain, writes P'(j)
-//     (once WG1 has read the buffer) and forms U_0, U_1 (HMUL2). Without kHorner: the four
-//     groups back to back and one wait (the same MMAs).
+//     (once WG1 has read the buffer) and forms U_0, U_1 (HMUL2). Modes (kMode): 0 the four
+//     groups back to back and one wait (the same MMAs); 1 Horner; 2 Horner without the
+//     softmax chain (ablation); 3 two accumulators (groups 0-1 and 2-3, one wait, then
+//     acc x r + acc2: the design's fallback; ptxas serializes it at 232 registers, C7512).
 //   WG1 (176), block j: waits "P'(j) ready", reads P' (LDS), frees the buffer, forms U_2,
 //     U_3 (HMUL2), 8 m64n128k16 RS on dims 256-511, frees the R half of j. Its value MMAs
 //     run under WG0's softmax of block j + 1.
@@ -1877,7 +1879,7 @@ __device__ __forceinline__ void m9_horner_step(float (&acc)[32], const float* ro
   }
 }
 
-template <bool kHorner, bool kStores>
+template <int kMode, bool kStores>
 __global__ void __launch_bounds__(384, 1)
     m9_kernel(const __half* Q, const __half* K, const uint8_t* codes, int nblocks, float* out_acc,
               float* out_o, long long* cycles, int* err) {
@@ -1944,9 +1946,10 @@ __global__ void __launch_bounds__(384, 1)
   auto v_off = [](int kk, int t2) { return uint64_t((sm90::core_offset<64>(16 * kk, 128 * t2)) >> 4); };
   auto v_desc = [&](int b) { return v0 + uint64_t((b * kM9Tile) >> 4); };
 
+  constexpr bool kHorner = kMode == 1 || kMode == 2;
   if (wg == 0) {  // ---------------- WG0: scores, softmax, O dims 0-255
     ptx::setmaxnreg_inc<232>();
-    float acc[32], o[2][64];
+    float acc[32], acc2[32], o[2][64];
     uint32_t u[2][4][4];  // U of the previous block; zero before the first (adds nothing)
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2)
@@ -1990,7 +1993,12 @@ __global__ void __launch_bounds__(384, 1)
       }
       if (!mbar_wait_bounded(&full[2 + b], (j / 2) & 1, kLimit, err)) return;  // R half of j
 #pragma unroll
-      for (int s = 16; s < 24; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      for (int s = 16; s < 24; ++s) {
+        if (kMode == 3)  // groups 2-3 into a second accumulator, combined after one wait
+          Ss<64>::mma(acc2, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), s > 16);
+        else
+          Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      }
       ptx::wgmma_commit();
       if (kHorner) {
         ptx::wgmma_wait<1>();  // the previous block's value MMAs: its L half is free
@@ -2001,10 +2009,21 @@ __global__ void __launch_bounds__(384, 1)
         ptx::wgmma_fence();
       }
 #pragma unroll
-      for (int s = 24; s < 32; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
+      for (int s = 24; s < 32; ++s) Ss<64>::mma(kMode == 3 ? acc2 : acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       ptx::fence_regs(acc);
+      if (kMode == 3) {  // acc = acc x r + acc2 (r = 1: exact)
+        ptx::fence_regs(acc2);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float2 r = *reinterpret_cast<const float2*>(tb + 8 * i + 2 * q4);
+          acc[4 * i] = fmaf(acc[4 * i], r.x, acc2[4 * i]);
+          acc[4 * i + 1] = fmaf(acc[4 * i + 1], r.y, acc2[4 * i + 1]);
+          acc[4 * i + 2] = fmaf(acc[4 * i + 2], r.x, acc2[4 * i + 2]);
+          acc[4 * i + 3] = fmaf(acc[4 * i + 3], r.y, acc2[4 * i + 3]);
+        }
+      }
       ptx::fence_regs(o[0]);
       ptx::fence_regs(o[1]);
       if (!kHorner && j > 0 && t == 0) ptx::mbar_arrive(&empty[b ^ 1]);
@@ -2016,17 +2035,22 @@ __global__ void __launch_bounds__(384, 1)
       // the sums; P' = fp16(p * 0 + 1) (ones: O stays exact)
       float p[32];
       float mx[2] = {-INFINITY, -INFINITY}, sum[2] = {0.0f, 0.0f};
+      if (kMode == 2) {  // no softmax chain: P' from the scores directly (ablation)
 #pragma unroll
-      for (int e = 0; e < 32; ++e) mx[(e / 2) % 2] = fmaxf(mx[(e / 2) % 2], acc[e] * sc);
+        for (int e = 0; e < 32; ++e) p[e] = acc[e];
+      } else {
 #pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
-        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
-      }
+        for (int e = 0; e < 32; ++e) mx[(e / 2) % 2] = fmaxf(mx[(e / 2) % 2], acc[e] * sc);
 #pragma unroll
-      for (int e = 0; e < 32; ++e) {
-        p[e] = ptx::exp2_approx(fminf(acc[e] * sc - mx[(e / 2) % 2], 0.0f));
-        sum[(e / 2) % 2] += p[e];
+        for (int hi = 0; hi < 2; ++hi) {
+          mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+          mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+        }
+#pragma unroll
+        for (int e = 0; e < 32; ++e) {
+          p[e] = ptx::exp2_approx(fminf(acc[e] * sc - mx[(e / 2) % 2], 0.0f));
+          sum[(e / 2) % 2] += p[e];
+        }
       }
       // P'(j) into its buffer once WG1 has read the one two blocks back
       if (b == 0) nb_sync<3>(); else nb_sync<4>();
@@ -2128,7 +2152,7 @@ __global__ void __launch_bounds__(384, 1)
     }
 }
 
-template <bool kHorner, bool kStores>
+template <int kMode, bool kStores>
 static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes, const std::vector<float>& fQ,
                       const std::vector<float>& fK, int* derr) {
   const int blocks = g_sms, nblocks = 512;
@@ -2138,7 +2162,7 @@ static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes,
   CK(cudaMalloc(&dO, size_t(blocks) * 64 * 512 * 4));
   CK(cudaMalloc(&cyc, blocks * 8));
   CK(cudaMemset(derr, 0, 4));
-  auto k = m9_kernel<kHorner, kStores>;
+  auto k = m9_kernel<kMode, kStores>;
   const int smem = M9Smem::kBytes;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const double us = time_us([&] { k<<<blocks, 384, smem>>>(dQ, dK, dcodes, nblocks, dacc, dO, cyc, derr); }, 5, 1);
@@ -2162,11 +2186,13 @@ static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes,
   CK(cudaMemcpy(hc.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
   const double per_block = median(std::vector<double>(hc.begin(), hc.end())) / nblocks;
   const char* name = kStores ? "m10" : "m9";
-  if (herr) FAILF("%s horner=%d: a barrier wait timed out", name, int(kHorner));
-  if (bad) FAILF("%s horner=%d: %d wrong results", name, int(kHorner), bad);
+  if (herr) FAILF("%s mode %d: a barrier wait timed out", name, kMode);
+  if (bad) FAILF("%s mode %d: %d wrong results", name, kMode, bad);
+  const char* const modes[4] = {"one wait", "Horner, 3 waits + 3 x 32 FMUL", "Horner, no softmax chain (ablation)",
+                                "two accumulators, one wait + 32 FFMA"};
   std::printf("RESULT %s %s%s: %.0f cycles per block (WG0 chain, median CTA), %.2f us per block-wave, "
               "tensor %.0f%% of peak (2048 cycles per block)%s\n",
-              name, kHorner ? "Horner, 3 waits + 3 x 32 FMUL" : "one wait", kStores ? ", producer cvt + STS 2 x 32 KB/block" : "",
+              name, modes[kMode], kStores ? ", producer cvt + STS 2 x 32 KB/block" : "",
               per_block, us / nblocks, 100.0 * 2048.0 / per_block, (bad || herr) ? " INVALID" : "");
   CK(cudaFree(dacc));
   CK(cudaFree(dO));
@@ -2198,12 +2224,15 @@ static void run_m9(bool stores) {
   CK(cudaMemcpy(dK, hK.data(), hK.size() * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dcodes, hcodes.data(), hcodes.size(), cudaMemcpyHostToDevice));
   if (stores) {
-    const double h = m9_case<true, true>(dQ, dK, dcodes, fQ, fK, derr);
-    const double one = m9_case<false, true>(dQ, dK, dcodes, fQ, fK, derr);
+    const double h = m9_case<1, true>(dQ, dK, dcodes, fQ, fK, derr);
+    const double one = m9_case<0, true>(dQ, dK, dcodes, fQ, fK, derr);
+    m9_case<3, true>(dQ, dK, dcodes, fQ, fK, derr);
     std::printf("RESULT m10 verdict: %.0f cycles per block (pass <= 2700, kill > 3300); Horner / one wait %.3f\n", h, h / one);
   } else {
-    const double h = m9_case<true, false>(dQ, dK, dcodes, fQ, fK, derr);
-    const double one = m9_case<false, false>(dQ, dK, dcodes, fQ, fK, derr);
+    const double h = m9_case<1, false>(dQ, dK, dcodes, fQ, fK, derr);
+    const double one = m9_case<0, false>(dQ, dK, dcodes, fQ, fK, derr);
+    m9_case<2, false>(dQ, dK, dcodes, fQ, fK, derr);
+    m9_case<3, false>(dQ, dK, dcodes, fQ, fK, derr);
     std::printf("RESULT m9 verdict: %.0f cycles per block (pass <= 2350, kill > 2600); Horner / one wait %.3f (pass <= 1.10)\n",
                 h, h / one);
   }
@@ -2214,91 +2243,100 @@ static void run_m9(bool stores) {
 }
 
 // ---------------------------------------------------------------------------- M11
-// The design's producer gather, alone: 132 CTAs x 4 warps at 96 registers, random 528-byte
+// The design's producer gather, alone: 132 CTAs x 4 or 8 warps, random 528-byte
 // rows from a 2 GB pool, 64 rows per block. Per block j: the rows of block j + 2 are
 // prefetched into L2 (PF 1: prefetch.global.L2 per 128-byte line; PF 2: one
-// cp.async.bulk.prefetch.L2 per row; PF 0: none), block j's codes (in registers since the
-// last iteration) are converted into the fp16 tile (core layout, STS.128), and block j + 1's
-// codes and scales are loaded into registers (LDG.128). The CTA's row indices are staged in
+// cp.async.bulk.prefetch.L2 per row; PF 0: none), block j's codes (in registers since
+// DEPTH iterations) are converted into the fp16 tile (core layout, STS.128), and block
+// j + DEPTH's codes and scales are loaded into registers (LDG.128); the L2 prefetch runs
+// DEPTH + 1 blocks beyond that. The CTA's row indices are staged in
 // shared memory first (the design reads them 3 blocks ahead; a dependent global index load
 // in the loop would add a second latency per block). With `period` > 0 a tile is freed
 // every `period` cycles (the consumers' pace), so the producer waits before converting.
 // Reported: TB/s of rows (528 B each) and the producer's busy cycles per block. CTA 0's last
 // tile is checked against the host's conversion.
-template <int PF, int REGS>
+template <int PF, int WARPS, int DEPTH, int REGS>
 __global__ void __maxnreg__(REGS)
     m11_gather(const uint8_t* __restrict__ pool, const int* __restrict__ idx, int nblocks, int period,
                uint8_t* tile_out, float* scale_sink, long long* stats) {
+  constexpr int RPW = 64 / WARPS;  // rows per warp and block
   extern __shared__ __align__(128) uint8_t smem[];
   const int t = threadIdx.x, w = t / 32, lane = t % 32;
   int* const my = reinterpret_cast<int*>(smem + 2 * kM9Tile);
-  for (int i = t; i < nblocks * 64; i += 128) my[i] = idx[size_t(blockIdx.x) * nblocks * 64 + i];
+  for (int i = t; i < nblocks * 64; i += 32 * WARPS) my[i] = idx[size_t(blockIdx.x) * nblocks * 64 + i];
   __syncthreads();
   auto row_ptr = [&](int j, int r) { return pool + size_t(my[j * 64 + r]) * 528; };
   auto prefetch = [&](int j) {
     if (PF == 1) {
-      for (int i = lane; i < 16 * 5; i += 32) {  // warp w: rows 16 w .. 16 w + 15, 5 lines each
-        const uint8_t* p = row_ptr(j, 16 * w + i / 5);
+      for (int i = lane; i < RPW * 5; i += 32) {  // warp w: its rows, 5 lines each
+        const uint8_t* p = row_ptr(j, RPW * w + i / 5);
         const uint8_t* line = reinterpret_cast<const uint8_t*>(
             (reinterpret_cast<uintptr_t>(p) & ~uintptr_t(127)) + 128 * (i % 5));
         asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
       }
     } else if (PF == 2) {
-      if (lane < 16)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 528;" ::"l"(row_ptr(j, 16 * w + lane)) : "memory");
+      if (lane < RPW)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 528;" ::"l"(row_ptr(j, RPW * w + lane)) : "memory");
     }
   };
-  uint4 x[16];
-  float4 sc = make_float4(0, 0, 0, 0);
-  auto load = [&](int j) {
+  uint4 x[DEPTH][RPW];
+  float4 sc[DEPTH];
+  auto load = [&](int j, uint4 (&xd)[RPW], float4& scd) {
 #pragma unroll
-    for (int r = 0; r < 16; ++r) x[r] = ldg16(row_ptr(j, 16 * w + r) + 16 * lane);
-    if (lane < 16) sc = *reinterpret_cast<const float4*>(row_ptr(j, 16 * w + lane) + 512);
+    for (int r = 0; r < RPW; ++r) xd[r] = ldg16(row_ptr(j, RPW * w + r) + 16 * lane);
+    scd = lane < RPW ? *reinterpret_cast<const float4*>(row_ptr(j, RPW * w + lane) + 512) : make_float4(0, 0, 0, 0);
   };
-  if (nblocks > 0) prefetch(0);
-  if (nblocks > 1) prefetch(1);
-  load(0);
+  constexpr int kAhead = DEPTH + 1;  // L2 prefetch distance (blocks), beyond the register loads
+  for (int j = 0; j < kAhead + DEPTH && j < nblocks; ++j) prefetch(j);
+#pragma unroll
+  for (int k = 0; k < DEPTH; ++k)
+    if (k < nblocks) load(k, x[k], sc[k]);
   float ssum = 0.0f;
   long long busy = 0;
   const long long t0 = clock64();
-  for (int j = 0; j < nblocks; ++j) {
-    if (period > 0)
-      while (clock64() - t0 < (long long)j * period) {
-      }
-    const long long ta = clock64();
-    if (j + 2 < nblocks) prefetch(j + 2);
-    uint8_t* const tile = smem + (j % 2) * kM9Tile;
+  for (int j0 = 0; j0 < nblocks; j0 += DEPTH) {
 #pragma unroll
-    for (int r = 0; r < 16; ++r) {  // candidate 16 w + r, dims 16 lane .. 16 lane + 15
-      uint4 lo, hi;
-      sm90::e4m3x16_to_f16(x[r], lo, hi);
-      *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(16 * w + r, 16 * lane)) = lo;
-      *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(16 * w + r, 16 * lane + 8)) = hi;
+    for (int k = 0; k < DEPTH; ++k) {
+      const int j = j0 + k;
+      if (j >= nblocks) break;
+      if (period > 0)
+        while (clock64() - t0 < (long long)j * period) {
+        }
+      const long long ta = clock64();
+      if (j + kAhead + DEPTH < nblocks) prefetch(j + kAhead + DEPTH);
+      uint8_t* const tile = smem + (j % 2) * kM9Tile;
+#pragma unroll
+      for (int r = 0; r < RPW; ++r) {  // candidate RPW w + r, dims 16 lane .. 16 lane + 15
+        uint4 lo, hi;
+        sm90::e4m3x16_to_f16(x[k][r], lo, hi);
+        *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(RPW * w + r, 16 * lane)) = lo;
+        *reinterpret_cast<uint4*>(tile + sm90::core_offset<64>(RPW * w + r, 16 * lane + 8)) = hi;
+      }
+      ssum += sc[k].x + sc[k].y + sc[k].z + sc[k].w;
+      if (j + DEPTH < nblocks) load(j + DEPTH, x[k], sc[k]);
+      busy += clock64() - ta;
     }
-    ssum += sc.x + sc.y + sc.z + sc.w;
-    if (j + 1 < nblocks) load(j + 1);
-    busy += clock64() - ta;
   }
   const long long total = clock64() - t0;
   __syncthreads();
   if (blockIdx.x == 0)
-    for (int i = t; i < kM9Tile / 16; i += 128)
+    for (int i = t; i < kM9Tile / 16; i += 32 * WARPS)
       reinterpret_cast<uint4*>(tile_out)[i] = reinterpret_cast<const uint4*>(smem + ((nblocks - 1) % 2) * kM9Tile)[i];
-  scale_sink[blockIdx.x * 128 + t] = ssum;
+  scale_sink[blockIdx.x * 256 + t] = ssum;
   if (t == 0) {
     stats[2 * blockIdx.x] = busy;
     stats[2 * blockIdx.x + 1] = total;
   }
 }
 
-template <int PF, int REGS>
-static void m11_case(const uint8_t* pool, const int* didx, const std::vector<int>& hidx, int nblocks, int period,
-                     uint8_t* dtile, float* dsink, long long* dstats, const std::vector<uint8_t>& hpool_rows) {
+template <int PF, int WARPS, int DEPTH, int REGS>
+static void m11_case(const uint8_t* pool, const int* didx, int nblocks, int period, uint8_t* dtile, float* dsink,
+                     long long* dstats, const std::vector<uint8_t>& hpool_rows) {
   const int blocks = g_sms;
-  auto k = m11_gather<PF, REGS>;
+  auto k = m11_gather<PF, WARPS, DEPTH, REGS>;
   const int smem = 2 * kM9Tile + nblocks * 64 * 4;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  const double us = time_us([&] { k<<<blocks, 128, smem>>>(pool, didx, nblocks, period, dtile, dsink, dstats); }, 5, 1);
+  const double us = time_us([&] { k<<<blocks, 32 * WARPS, smem>>>(pool, didx, nblocks, period, dtile, dsink, dstats); }, 5, 1);
   std::vector<long long> st(2 * blocks);
   CK(cudaMemcpy(st.data(), dstats, st.size() * 8, cudaMemcpyDeviceToHost));
   std::vector<double> busy, total;
@@ -2317,12 +2355,12 @@ static void m11_case(const uint8_t* pool, const int* didx, const std::vector<int
       std::memcpy(&got, tile.data() + sm90::core_offset<64>(c, d), 4);
       bad += got != host_cvt(codes);
     }
-  if (bad) FAILF("m11 PF=%d: %d wrong fp16 pairs in the tile", PF, bad);
+  if (bad) FAILF("m11 PF=%d warps %d depth %d: %d wrong fp16 pairs in the tile", PF, WARPS, DEPTH, bad);
   const double bytes = double(blocks) * nblocks * 64 * 528;
-  std::printf("RESULT m11 gather PF=%d (%s) %d registers, period %d: %.2f TB/s, %.1f us, producer busy %.0f cycles per block, "
-              "loop %.0f cycles per block (median CTA)%s\n",
-              PF, PF == 0 ? "no prefetch" : (PF == 1 ? "prefetch.global.L2 lines" : "bulk prefetch rows"), REGS, period,
-              bytes / (us * 1e-6) / 1e12, us, median(busy), median(total), bad ? " INVALID" : "");
+  std::printf("RESULT m11 gather %d warps, %d block(s) in registers, %s, %d registers, period %d: %.2f TB/s, "
+              "%.1f us, producer busy %.0f cycles per block, loop %.0f cycles per block (median CTA)%s\n",
+              WARPS, DEPTH, PF == 0 ? "no prefetch" : (PF == 1 ? "prefetch.global.L2 lines" : "bulk prefetch rows"),
+              REGS, period, bytes / (us * 1e-6) / 1e12, us, median(busy), median(total), bad ? " INVALID" : "");
 }
 
 static void run_m11() {
@@ -2347,13 +2385,15 @@ static void run_m11() {
   float* dsink;
   long long* dstats;
   CK(cudaMalloc(&dtile, kM9Tile));
-  CK(cudaMalloc(&dsink, size_t(g_sms) * 128 * 4));
+  CK(cudaMalloc(&dsink, size_t(g_sms) * 256 * 4));
   CK(cudaMalloc(&dstats, size_t(g_sms) * 16));
   for (int period : {0, 2500}) {
-    m11_case<0, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<1, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 96>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 128>(pool, didx, hidx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<0, 4, 1, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 4, 1, 128>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 8, 1, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 8, 2, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<0, 8, 2, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
+    m11_case<2, 4, 2, 168>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
   }
   std::printf("RESULT m11 verdict: pass >= 3.3 TB/s at <= 2500 producer cycles per block; kill < 2.8 TB/s\n");
   CK(cudaFree(pool));
