@@ -43,7 +43,7 @@ from benchmarks.cases import (  # noqa: E402
 from benchmarks.peers import FlashMLA, plain_jax, plain_jax_unsupported  # noqa: E402
 from jax_glm_nope.device import DEFAULT_SM_COUNT as NUM_SMS  # noqa: E402
 from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noqa: E402
-from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, reference_f64, spec3_errors  # noqa: E402
+from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, accuracy_errors, reference_f64  # noqa: E402
 
 IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "reference")  # the package's, by name
 PROFILED = ("pallas", "cuda", "flashinfer")  # timed by their own kernels in the profiler
@@ -220,7 +220,7 @@ class Reference:
     def check(self, out, lse) -> dict:
         out = np.asarray(out, np.float32)[self.tokens]
         lse = np.asarray(lse, np.float32)[self.tokens]
-        out_err, lse_err = spec3_errors(out, lse, self.out, self.lse)
+        out_err, lse_err = accuracy_errors(out, lse, self.out, self.lse)
         out_err, lse_err = float(np.max(out_err)), float(np.max(lse_err))
         return {
             "out_err": out_err,
