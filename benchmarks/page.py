@@ -12,9 +12,9 @@ A results file holds what one device measured for the code as it is:
   stamp, optionally ``revision`` (the tree that ran, where the device copy's git could not
   say).
 
-``--collect`` replaces the runs of RESULTS with the given JSON files (and, with
-``--suite-log``, the GPU suite's check row with that log's pytest summary); the checks it
-does not replace stay.
+``--collect`` puts the given JSON files in place of the kept runs of the same cases (and,
+with ``--suite-log``, the GPU suite's check row in place of the kept one, from that log's
+pytest summary); everything else stays.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ SUITE = (
     "every test marked `gpu` (the attention suite through the public API, KV rows, batch invariance, "
     "pools past 2 GiB)"
 )
+OUT_OPTION = r"--out \S+ "  # where the device wrote the JSON: not part of the command's meaning
 CASES_TITLES = {
     "k2048": "K = 2048 (decode)",
     "holes": "K = 2176 with GLM's holes (decode), and prefill",
@@ -75,7 +76,7 @@ def _heading(run: dict) -> list[str]:
     return [
         f"### {title}",
         "",
-        f"`{command.replace('--out /root/out ', '')}` at {revision(run)}, {env.get('time', '?')[:10]} "
+        f"`{re.sub(OUT_OPTION, '', command)}` at {revision(run)}, {env.get('time', '?')[:10]} "
         f"(jax {env['versions'].get('jax')}, driver {env.get('driver')}).",
         "",
     ]
@@ -201,14 +202,24 @@ def suite_summary(log: str) -> str | None:
     return found[-1].strip() if found else None
 
 
+def kind(run: dict) -> tuple:
+    """What a run measured: its cases and whether it swept schedules."""
+    cases = ",".join(sorted((_option(run["command"], "--cases") or "full").split(",")))
+    return (cases, bool(run.get("settings", {}).get("sweep")))
+
+
 def collect(results: dict, runs: list[dict], *, suite_log: str | None, rev: str | None) -> dict:
-    """``results`` with ``runs`` as its runs and, given a suite log, its suite row."""
-    runs = [dict(run, revision=rev) if rev else run for run in runs]
+    """``results`` with ``runs`` in place of the kept runs of the same kind (new kinds are
+    added) and, given a suite log, its suite row."""
+    new = [dict(run, revision=rev) if rev else run for run in runs]
+    fresh = {kind(run): run for run in new}
+    kept = [fresh.pop(kind(run), run) for run in results.get("runs", [])]
+    runs = kept + list(fresh.values())
     checks = list(results.get("checks", []))
     if suite_log is not None:
         summary = suite_summary(suite_log) or "no pytest summary in the log"
         checks = [c for c in checks if c["what"] != SUITE]
-        ran = rev or (revision(runs[0]) if runs else "?")
+        ran = rev or (revision(new[0]) if new else "?")
         checks.insert(0, {"what": SUITE, "result": summary, "revision": ran})
     return dict(results, checks=checks, runs=runs)
 
@@ -218,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("results", help="the device's results file (docs/results/<device>.json)")
     p.add_argument("files", nargs="*", help="the page to write, or with --collect the bench.json files")
     p.add_argument("--check", action="store_true", help="exit 1 when the page is stale")
-    p.add_argument("--collect", action="store_true", help="replace the results file's runs")
+    p.add_argument("--collect", action="store_true", help="put bench.json files into the results file")
     p.add_argument("--suite-log", help="with --collect: the GPU suite's log, for the suite row")
     p.add_argument("--revision", help="with --collect: the revision that ran (when the copy's git is stale)")
     args = p.parse_args(argv)

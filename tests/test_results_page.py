@@ -32,7 +32,8 @@ def test_the_committed_page_is_what_its_results_file_makes(name):
 @pytest.mark.parametrize("name", DEVICES)
 def test_every_run_is_stamped(name):
     results = _results(name)
-    assert results["name"] == name and results["checks"] and results["runs"]
+    assert results["name"] == name and results["runs"]
+    assert results["checks"][0]["what"] == page.SUITE  # the row the one GPU command's suite log replaces
     for run in results["runs"]:
         env = run["environment"]
         assert env["device"] == results["device"] and env["versions"]["jax"] and env["time"]
@@ -53,20 +54,22 @@ def test_the_schedule_table_picks_the_fastest_swept_schedule(name):
             assert dataclasses.asdict(chosen) == best["schedule"], label
 
 
-def test_collect_replaces_the_runs_and_the_suite_row_and_keeps_the_other_checks():
+def test_collect_replaces_the_runs_of_the_same_cases_and_the_suite_row_and_keeps_the_rest():
     other = {"what": "export round trip", "result": "passed", "revision": "abc1234"}
     suite = {"what": page.SUITE, "result": "old", "revision": "0"}
     old = {"name": "x", "device": "GPU", "checks": [suite, other]}
     run = {"command": "bench.py --cases k2048", "environment": {"git": "f" * 40, "git_dirty": False}}
     log = "....\n=========== 159 passed, 31 skipped in 334.20s (0:05:34) ===========\n"
-    new = page.collect(old, [run], suite_log=log, rev=None)
-    assert new["runs"] == [run] and new["device"] == "GPU"
+    holes = {"command": "bench.py --cases holes", "environment": {}, "revision": "1"}
+    k2048 = dict(run, revision="0")
+    new = page.collect(dict(old, runs=[k2048, holes]), [run], suite_log=log, rev=None)
+    assert new["runs"] == [run, holes] and new["device"] == "GPU"
     assert new["checks"] == [
         {"what": page.SUITE, "result": "159 passed, 31 skipped in 334.20s (0:05:34)", "revision": "fffffff"},
         other,
     ]
     pinned = page.collect(old, [run], suite_log="no summary", rev="1234567")
-    assert pinned["runs"][0]["revision"] == "1234567"
+    assert pinned["runs"] == [dict(run, revision="1234567")]
     assert pinned["checks"][0]["result"] == "no pytest summary in the log"
 
 
