@@ -38,7 +38,7 @@ def _attend(implementation=None):
 @pytest.mark.parametrize(
     ("record", "tokens", "heads", "target"),
     [
-        (H200, 128, 16, targets.SM90_SPARSE_MLA),  # auto on Hopper: ours from T >= 4
+        (H200, 128, 16, targets.SM90_SPARSE_MLA),  # auto on Hopper: ours from dispatch.CUDA_MIN_TOKENS
         (RTX_PRO_6000, 8, 64, targets.FLASHINFER_DECODE),  # auto on SM120: FlashInfer's
         (RTX_PRO_6000, 128, 64, targets.FLASHINFER_PREFILL),
     ],

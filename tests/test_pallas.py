@@ -267,7 +267,7 @@ def test_pools_past_2gib_lower_with_64_bit_offsets(pool_shape, offsets):
 
 @pytest.mark.parametrize(("record", "num_tokens"), [(H200, 1), (L40S, 1), (L40S, 64)])
 def test_automatic_choice_serves_pools_past_2gib_with_pallas(record, num_tokens):
-    """The dispatch table's Pallas rows (H200 decode below 4 tokens; every call on Ada) no
+    """The dispatch table's Pallas rows (H200 decode below dispatch.CUDA_MIN_TOKENS; every call on Ada) no
     longer route a 2.6 GiB pool elsewhere."""
 
     def attend(q, pool, indices):
@@ -336,7 +336,7 @@ def big_pool_case():
         ("pallas", 3, 64),  # 32-head blocks
         ("pallas", 17, 32),  # gathering ahead
         ("pallas", 80, 16),
-        (None, 2, 16),  # the automatic choice (Pallas on an H200 below 4 tokens)
+        (None, 2, 16),  # the automatic choice (Pallas on an H200 below the cuda threshold)
         pytest.param("cuda", 80, 16, marks=pytest.mark.sm90),  # what the other kernels serve
     ],
 )

@@ -86,13 +86,12 @@ def choose_schedule(
     candidates_major, num_warps = False, 8
     if max(1, num_tokens) * -(-num_heads // block_h) * tiles < sm_count:
         if num_tokens <= 1 and num_heads <= LARGE_BLOCK_H:
-            # b=1, K=2048 (run 45): 16-head blocks 8.96 us at 32 heads (candidates-major
-            # 32-head blocks: 13.9), 9.22 at 64 (32-head blocks, 4 warps: 14.2); at 128
-            # heads they lose (16.1-17.2 against 13.5)
+            # the fastest at T=1 (docs/h200_results.md's sweep; 32-head blocks at 128 heads)
             block_h = SMALL_HEADS
         elif block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
-            num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8  # b=1: 21.9 vs 33.8 us at 64 heads
+            # 4 warps at 33-64 heads: faster at one token (research/pallas.md), untimed at T=2-4
+            num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8
         elif block_h == MEDIUM_HEADS:
             candidates_major = True
     waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES
