@@ -8,14 +8,16 @@
 #   build   python -m jax_glm_nope build-ffi --archs $ARCHS (sm_90a); ptxas.json
 #   suite   pytest -m gpu tests ($TESTS: more pytest arguments, e.g. "-k extreme_ranges")
 #   cmdbuf  tests/test_kv_rows_gpu.py with XLA command buffers off, then forced on for custom calls
+#   export  scripts/export_roundtrip.py: artifacts exported by a CPU-only JAX, run on the GPU
+#   example examples/decode_loop.py --check-dense (the dense mask over the same rows, same step)
 #   k2048   benchmarks/bench.py, cuda pallas flashmla, K = 2048 decode    -> bench_k2048/bench.json
 #   holes   the same at K = 2176 with holes, and prefill                  -> bench_holes/bench.json
 #   sweep   Pallas schedules at one token (what the schedule table picks)  -> bench_sweep/bench.json
 #   page    h200.json (docs/results/h200.json with the runs and suite log above) and h200_results.md
 #
-# One device call holds about two phases (10 minutes): e.g. `build suite cmdbuf`, then `k2048`,
-# then `holes sweep`; bring the folders home and run the page phase there over all of them
-# (docs/benchmarks.md, "Results"). FlashMLA comes from .whl/ (the download command is in
+# Every phase is more than one 10-minute device call: split it as `build suite cmdbuf`,
+# `export example sweep`, `k2048`, `holes`, then bring the folders home and run the page
+# phase there over all of them (docs/benchmarks.md, "Results"). FlashMLA comes from .whl/ (the download command is in
 # docs/benchmarks.md); without it the benchmark reports that peer as unavailable.
 # REVISION names the tree that ran when the copy's .git is stale (else .revision, else git);
 # TEST_TIMEOUT and BENCH_TIMEOUT bound the phases.
@@ -23,7 +25,7 @@ set -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu_check}
 mkdir -p "$OUT"
-phases=${*:-build suite cmdbuf k2048 holes sweep page}
+phases=${*:-build suite cmdbuf export example k2048 holes sweep page}
 if compgen -G ".whl/*.whl" > /dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
@@ -65,6 +67,13 @@ for phase in $phases; do
         XLA_FLAGS="$flags" timeout 300 python3 -m pytest -q -p no:cacheprovider -rs tests/test_kv_rows_gpu.py \
           2>&1 | tee -a "$OUT/command_buffers.log" | tail -n 3 || status=1
       done ;;
+    export)  # made on a CPU-only JAX, run on the GPU
+      { JAX_PLATFORMS=cpu timeout 200 python3 scripts/export_roundtrip.py write /tmp/jgn_export &&
+        timeout 200 python3 scripts/export_roundtrip.py run /tmp/jgn_export; } 2>&1 | tee "$OUT/export.log" \
+        || status=1 ;;
+    example)
+      timeout 200 python3 examples/decode_loop.py --check-dense --json "$OUT/example.json" 2>&1 \
+        | tee "$OUT/example.log" || status=1 ;;
     k2048) bench k2048 --implementation cuda pallas flashmla --cases k2048 --time-limit 430 ;;
     holes) bench holes --implementation cuda pallas flashmla --cases holes --time-limit 420 ;;
     sweep) bench sweep --implementation pallas --sweep --time-limit 300 \
@@ -76,7 +85,7 @@ for phase in $phases; do
       python3 -m benchmarks.page --collect "$OUT/h200.json" "${runs[@]}" ${suite:+--suite-log "$suite"} \
         ${REVISION:+--revision "$REVISION"} && python3 -m benchmarks.page "$OUT/h200.json" "$OUT/h200_results.md" \
         || status=1 ;;
-    *) echo "unknown phase $phase (build suite cmdbuf k2048 holes sweep page)"; exit 2 ;;
+    *) echo "unknown phase $phase (build suite cmdbuf export example k2048 holes sweep page)"; exit 2 ;;
   esac
   echo "$phase: $(( $(date +%s) - start )) s" | tee -a "$OUT/phases.log"
 done
