@@ -114,21 +114,10 @@ def _grid(holes: bool, quick: bool = False) -> list[Case]:
     return cases
 
 
-def _family_s(holes: bool) -> list[Case]:
-    """Part 1 of our Hopper kernel (1-32 heads): b in 1, 8, 32, 128 x H in 8, 16, 24, 32, and with
-    holes prefill T=4096 x H in 16, 32."""
-    k = 2176 if holes else 2048
-    cases = [Case("decode", b, h, k, holes) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32)]
-    if holes:
-        cases += [Case("prefill", 4096, h, 2176, True) for h in (16, 32)]
-    return cases
-
-
 def _hopper(holes: bool) -> list[Case]:
-    """Both Hopper issues' matrix (1-128 heads): b in 1, 8, 32, 128 x H in 8, 16, 24, 32,
-    64, 128 at K=2048, or at K=2176 with holes plus prefill T=4096 x H in 16, 32, 64, 128.
-    With cuda, flashmla and pallas one half takes a device call of about 8 minutes
-    (research/results/h200_run15 ran 39 of these 52 cases in 230 s of starts)."""
+    """Every head count of our Hopper kernel's table: b in 1, 8, 32, 128 x H in 8, 16, 24,
+    32, 64, 128 at K=2048, or at K=2176 with holes plus prefill T=4096 x H in 16, 32, 64, 128.
+    With cuda, flashmla and pallas one half takes more than one 10-minute device call."""
     k = 2176 if holes else 2048
     cases = [Case("decode", b, h, k, holes) for b in (1, 8, 32, 128) for h in (8, 16, 24, 32, 64, 128)]
     if holes:
@@ -141,9 +130,6 @@ PRESETS = {
     "hopper-k2048": lambda: _hopper(False),
     "hopper-holes": lambda: _hopper(True),
     "full": lambda: _grid(False) + _grid(True),
-    "sm90s": lambda: _family_s(False) + _family_s(True),
-    "sm90s-k2048": lambda: _family_s(False),
-    "sm90s-holes": lambda: _family_s(True),
     "quick": lambda: _grid(False, quick=True) + _grid(True, quick=True),
     "k2048": lambda: _grid(False),
     "holes": lambda: _grid(True),

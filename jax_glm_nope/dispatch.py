@@ -58,14 +58,7 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# On the H200 (the loop-timed matrix of runs 26-27, research/notebook.md's ledger; the current
-# profiler-timed matrix in docs/h200_results.md agrees at T = 1, 8, 32, 128) our sm_90a kernels beat
-# the Pallas kernel at every measured shape with T >= 32 (decode b=32 and 128, prefill
-# T=4096: 2.0-4.7x at 8-32 heads, 1.9-2.6x at 64-128), at T = 8 they are faster or level
-# at every head count and K (0.98-1.73x), at T = 4 faster at both measured head counts
-# (16 and 64 heads with holes: 1.17x, 1.35x; T = 5..7 lies between two measured wins); at
-# T = 2 mixed (0.83x at 16 heads, 1.05x at 64) and at T = 1 mixed (0.75-1.19x), so
-# smaller calls (decode of one to three tokens) stay with Pallas.
+# cuda from here, Pallas below (docs/h200_results.md: T=1 Pallas, T=8 cuda; the lab timed T=2 and 4)
 CUDA_MIN_TOKENS = 4
 
 

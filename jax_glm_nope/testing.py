@@ -88,7 +88,7 @@ def reference_f64(q, pool, indices, topk_lens, sm_scale, *, chunk: int = 16):
     return out, lse
 
 
-def spec3_errors(out, lse, ref_out, ref_lse):
+def accuracy_errors(out, lse, ref_out, ref_lse):
     """``(out_err [T], lse_err [T, H])``: per-token relative L2 error of ``out`` over its
     finite heads, and ``|lse - ref| / max(1, |ref|)`` (0 where both are equal, inf
     included; inf where exactly one is non-finite)."""
@@ -111,7 +111,7 @@ def spec3_errors(out, lse, ref_out, ref_lse):
     return out_err, lse_err
 
 
-def assert_spec3(out, lse, ref_out, ref_lse, *, label: str = "") -> tuple[float, float]:
+def assert_accurate(out, lse, ref_out, ref_lse, *, label: str = "") -> tuple[float, float]:
     """The accuracy contract: NaN exactly where the reference is NaN (per head), ``-inf``
     with ``out == 0`` exactly where nothing is active, then both bounds. Returns the worst
     ``(out_err, lse_err)``."""
@@ -126,7 +126,7 @@ def assert_spec3(out, lse, ref_out, ref_lse, *, label: str = "") -> tuple[float,
     empty = np.isneginf(ref_lse)
     np.testing.assert_array_equal(np.isneginf(lse), empty, err_msg=f"empty heads (lse = -inf){where}")
     assert (out[empty] == 0).all(), f"an empty head's out is not 0{where}"
-    out_err, lse_err = spec3_errors(out, lse, ref_out, ref_lse)
+    out_err, lse_err = accuracy_errors(out, lse, ref_out, ref_lse)
     worst_out, worst_lse = float(out_err.max(initial=0)), float(lse_err.max(initial=0))
     assert worst_out <= OUT_RTOL, (
         f"per-token relative L2 error {worst_out:.3e} > {OUT_RTOL}{where} (token {out_err.argmax()})"
@@ -417,5 +417,5 @@ def assert_extreme(out, lse, case: Case, score_limit: float = FLOAT32_MAX) -> No
     assert worst <= 0, f"lse error beyond the bound by {worst:.3e}{where}"
     tokens = ~(overflow | (rounding > 1.0)).any(axis=1)
     if tokens.any():
-        out_err, _ = spec3_errors(out[tokens], lse[tokens], ref_out[tokens], ref_lse[tokens])
+        out_err, _ = accuracy_errors(out[tokens], lse[tokens], ref_out[tokens], ref_lse[tokens])
         assert out_err.max() <= OUT_RTOL, f"per-token relative L2 error {out_err.max():.3e}{where}"

@@ -6,11 +6,10 @@
 #
 # Usage: research/sm90_selftest.sh [OUTDIR] [SELFTEST FLAGS ...]
 #   --no-bench                 correctness only
-#   --with-pipelined           also the pipelined heads-major kernel's pass and rows
-#   --pipelined-check          that pass alone (no timings)
-#   --asym                     the asymmetric kernel in place of the pipelined one
+#   --with-pipelined           also the pass and rows of the candidate in the pipelined slot
+#   --pipelined-check          that pass alone (no timings); --same-bits: and the product's bits
 #   --bench-only               timings only;  --bench-min-heads N: rows of N heads or more
-#   e.g. research/sm90_selftest.sh $OUT --bench-only --with-pipelined --asym --bench-min-heads 33
+#   e.g. research/sm90_selftest.sh $OUT --bench-only --with-pipelined --bench-min-heads 33
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-/tmp/sm90_selftest}}

@@ -10,7 +10,7 @@ included, holds NaN/Inf bytes (``poison_inactive``); 528- and 656-byte rows, fla
 paged pools; heads 8 and 32 (plus 16, 24, 64, 128); decode (T <= 64) and prefill
 (T > 64); K = 2051 raw and padded to 2176 by ``pad_candidates``; and the wide-range
 cases of ``jax_glm_nope.testing.make_case`` (scores hundreds of nats apart). Each case
-runs twice and must give the same bits. The check is ``jax_glm_nope.testing.assert_spec3``,
+runs twice and must give the same bits. The check is ``jax_glm_nope.testing.assert_accurate``,
 the test suite's.
 
     python scripts/sm120_check.py [--quick] [--json results.json]
@@ -109,17 +109,17 @@ def run_case(case: jt.Case) -> dict:
         out = np.asarray(out.astype(jnp.float32))
         lse = np.asarray(lse)
         ref_out, ref_lse = case.reference()
-        out_err, lse_err = jt.spec3_errors(out, lse, ref_out, ref_lse)
+        out_err, lse_err = jt.accuracy_errors(out, lse, ref_out, ref_lse)
         result["max_rel_l2"] = float(out_err.max(initial=0))
         result["max_lse_err"] = float(lse_err.max(initial=0))
         result["nan"] = int(np.isnan(out).sum() + np.isnan(lse).sum())
         result["nan_expected"] = int(np.isnan(ref_out).sum() + np.isnan(ref_lse).sum())
         try:
-            jt.assert_spec3(out, lse, ref_out, ref_lse, label=case.label)
-            result["spec3"] = "ok"
+            jt.assert_accurate(out, lse, ref_out, ref_lse, label=case.label)
+            result["accuracy"] = "ok"
         except AssertionError as err:
-            result["spec3"] = str(err).splitlines()[0]
-        result["pass"] = result["spec3"] == "ok" and result["repeat_same"]
+            result["accuracy"] = str(err).splitlines()[0]
+        result["pass"] = result["accuracy"] == "ok" and result["repeat_same"]
     except Exception as err:  # report it and go on: one failing shape must not hide the rest
         result.update({"pass": False, "error": f"{type(err).__name__}: {err}"})
     return result
@@ -136,7 +136,7 @@ def print_result(r: dict) -> None:
     print(
         f"{head} rel_l2 {r['max_rel_l2']:.2e}  lse_err {r['max_lse_err']:.2e}  nan {r['nan']} "
         f"(expected {r['nan_expected']})  repeat_same {r['repeat_same']}"
-        + ("" if r["spec3"] == "ok" else f"  spec3: {r['spec3']}"),
+        + ("" if r["accuracy"] == "ok" else f"  accuracy: {r['accuracy']}"),
         flush=True,
     )
 

@@ -84,7 +84,7 @@ class AttentionSuite:
     def test_matches_float64_reference(self, case_spec):
         case, ref = build_case(tuple(sorted(case_spec.items())))
         out, lse = self.run_case(case)
-        jt.assert_spec3(out, lse, *ref, label=case.label)
+        jt.assert_accurate(out, lse, *ref, label=case.label)
         again = self.run_case(case)
         np.testing.assert_array_equal(again[0], out)  # same bits on every call
         np.testing.assert_array_equal(again[1], lse)
@@ -142,7 +142,7 @@ class AttentionSuite:
                 jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), case.sm_scale, lens
             )
         assert out.dtype == jnp.bfloat16 and lse.dtype == jnp.float32
-        jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=case.label)
+        jt.assert_accurate(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=case.label)
 
     def test_negative_scales(self):
         rows = np.array(jgn.quantize(jnp.ones((2, 512))))
@@ -167,7 +167,7 @@ class AttentionSuite:
             ref = jt.reference_f64(
                 case.q.astype(np.float32), case.pool, np.asarray(idx2[b]), None, case.sm_scale
             )
-            jt.assert_spec3(np.asarray(out[b].astype(jnp.float32)), np.asarray(lse[b]), *ref)
+            jt.assert_accurate(np.asarray(out[b].astype(jnp.float32)), np.asarray(lse[b]), *ref)
 
     def test_shard_map_heads_and_tokens(self):
         """Heads split over a ``model`` axis (tensor parallel), tokens over ``data``."""
@@ -202,7 +202,7 @@ class AttentionSuite:
                 for x, spec in zip((q, idx, lens), in_specs, strict=True)
             ]
             out, lse = mapped(*args)
-            jt.assert_spec3(
+            jt.assert_accurate(
                 np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref, label=f"{case.label} {name}"
             )
 

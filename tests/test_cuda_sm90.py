@@ -115,7 +115,7 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
         )[0]
 
     assert pick(4, 16) == pick(8, 16) == pick(31, 8) == pick(32, 8) == pick(4096, 32) == "cuda"
-    # T = 1, 2: Pallas measured faster or level (docs/h200_results.md; T = 2: run 27 in the notebook)
+    # below dispatch.CUDA_MIN_TOKENS: Pallas (docs/h200_results.md's T=1 rows)
     assert pick(1, 8) == pick(3, 16) == "pallas"
     assert pick(128, 64) == pick(32, 128) == "cuda"  # 33-128 heads: the heads-major kernel
     a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)

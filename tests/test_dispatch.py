@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import pathlib
-import re
 
 import jax.numpy as jnp
 import pytest
@@ -100,24 +99,3 @@ def test_the_public_api_makes_one_call_into_dispatch():
     }
     implementations = {name for table in dispatch.TABLES for name in dispatch.names(table)}
     assert not strings & implementations, strings & implementations
-
-
-# Where the text states the threshold of the automatic cuda choice; the history (the
-# H200 results, the CHANGELOG's released sections) keeps the numbers it had then.
-STATED_IN = [
-    "README.md",
-    "docs/architecture.md",
-    "docs/semantics.md",
-    *map(str, (ROOT / "jax_glm_nope").rglob("*.py")),
-]
-THRESHOLD = re.compile(r"(?:from T >= |from )(\d+) tokens?|from T >= (\d+)")
-
-
-def test_the_cuda_threshold_is_stated_as_the_code_has_it():
-    for path in STATED_IN:
-        text = (ROOT / path).read_text()
-        for match in THRESHOLD.finditer(text):
-            stated = int(match.group(1) or match.group(2))
-            context = text[max(0, match.start() - 200) : match.end()]
-            if "cuda" in context or "Hopper" in context:
-                assert stated == dispatch.CUDA_MIN_TOKENS, f"{path}: {context!r}"

@@ -38,7 +38,7 @@ def _attend(implementation=None):
 @pytest.mark.parametrize(
     ("record", "tokens", "heads", "target"),
     [
-        (H200, 128, 16, targets.SM90_SPARSE_MLA),  # auto on Hopper: ours from T >= 4
+        (H200, 128, 16, targets.SM90_SPARSE_MLA),  # auto on Hopper: ours from dispatch.CUDA_MIN_TOKENS
         (RTX_PRO_6000, 8, 64, targets.FLASHINFER_DECODE),  # auto on SM120: FlashInfer's
         (RTX_PRO_6000, 128, 64, targets.FLASHINFER_PREFILL),
     ],
@@ -97,7 +97,7 @@ def test_one_artifact_for_cpu_and_cuda_runs_here_as_the_reference():
         )(*args)
     assert targets.SM90_SPARSE_MLA in exported.mlir_module()
     out, lse = export.deserialize(exported.serialize()).call(*args)
-    jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
+    jt.assert_accurate(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
     plain = jgn.sparse_mla(*args[:3], case.sm_scale, args[3], implementation="reference")
     np.testing.assert_array_equal(np.asarray(lse), np.asarray(plain[1]))
 
@@ -255,7 +255,7 @@ def test_pallas_artifact_for_cpu_and_cuda_runs_here_as_the_reference():
         exported = _export(jax.jit(f), args, platforms=("cpu", "cuda"))
     assert _kernels(exported) == {TRITON}
     out, lse = export.deserialize(exported.serialize()).call(*args)
-    jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
+    jt.assert_accurate(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference())
     plain = jgn.sparse_mla(*args[:3], case.sm_scale, args[3], implementation="reference")
     np.testing.assert_array_equal(np.asarray(lse), np.asarray(plain[1]))
 

@@ -76,5 +76,11 @@ def test_layer_writes_rows_at_the_block_tables_slots_and_matches_the_f64_referen
     assert written.sum() == 25
 
 
-def test_the_demo_runs():
+def test_the_demo_prefills_decodes_and_writes_one_row_per_token(capsys):
     nnx_layer.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("prefill: y (40, 256)")  # two requests x 20 prompt tokens, hidden 256
+    norms = [float(line.rsplit("= ", 1)[1]) for line in lines if line.startswith("decode position")]
+    assert len(norms) == 4 and all(np.isfinite(n) and n > 0 for n in norms)
+    # 2 x 20 prompt tokens + 2 x 4 decoded, each in its own slot of 8 pages x 16
+    assert lines[-1] == "rows written: 48 of 128 slots (528 B each)"

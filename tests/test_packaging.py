@@ -16,7 +16,6 @@ import zipfile
 import pytest
 
 import jax_glm_nope as jgn
-from jax_glm_nope import dispatch
 from jax_glm_nope.implementations import pallas
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -115,20 +114,6 @@ def test_the_wheel_metadata(wheel):
     assert "jax<0.12,>=0.10.2" in requires and "jaxlib<0.12,>=0.10.2" in requires
     assert set(metadata.get_all("Provides-Extra")) == {"cuda", "dev", "test"}
     assert metadata.get_all("Project-URL") is None  # no public home yet: no placeholder links
-
-
-def test_the_changelog_and_readme_state_the_cuda_threshold_dispatch_uses():
-    """``implementation=None`` takes ``cuda`` on Hopper from ``dispatch.CUDA_MIN_TOKENS``
-    tokens: the release notes and the README's status table say that number, no other."""
-    threshold = dispatch.CUDA_MIN_TOKENS
-    changelog = (ROOT / "CHANGELOG.md").read_text()
-    unreleased = changelog.split("\n## ")[1]  # the newest release's notes
-    stated = re.findall(r"T >= (\d+)", unreleased) + re.findall(
-        r"CUDA_MIN_TOKENS`? tokens \((\d+)\)", unreleased
-    )
-    assert stated and {int(n) for n in stated} == {threshold}, stated
-    row = re.search(r"^\| `cuda` \|[^|\n]*\| from T >= (\d+) \|", (ROOT / "README.md").read_text(), re.M)
-    assert row and int(row.group(1)) == threshold
 
 
 def _steps(commands: list[str]) -> list[list[str]]:

@@ -12,7 +12,7 @@ import runpy
 import numpy as np
 import pytest
 
-from jax_glm_nope.testing import assert_spec3, dequantize_f64, quantize_f64
+from jax_glm_nope.testing import assert_accurate, dequantize_f64, quantize_f64
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "quickstart.py"
@@ -72,7 +72,7 @@ def test_quickstart_matches_a_dense_float64_attention(quickstart):
             weights = np.exp(scores - peak)
             want_out = np.einsum("ths,sd->thd", weights / weights.sum(-1, keepdims=True), values)
             want_lse = peak[..., 0] + np.log(weights.sum(-1))
-            assert_spec3(
+            assert_accurate(
                 np.asarray(outs[layer], np.float64),
                 np.asarray(lses[layer]),
                 want_out,

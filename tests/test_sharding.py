@@ -15,7 +15,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 import jax_glm_nope as jgn
-from jax_glm_nope.testing import assert_spec3, quantize_f64, reference_f64
+from jax_glm_nope.testing import assert_accurate, quantize_f64, reference_f64
 
 H200 = jgn.Device("cuda", "NVIDIA H200", (9, 0), 132)
 SM_SCALE = 1 / 16
@@ -97,7 +97,7 @@ def test_automatic_calls_under_shard_map_default_checks(layout):
     pool, out, lse = step(pool, *args)
     want_pool, want_out, want_lse = _expected(shards, *host)
     np.testing.assert_array_equal(np.asarray(pool), want_pool)
-    assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), want_out, want_lse, label=layout)
+    assert_accurate(np.asarray(out.astype(jnp.float32)), np.asarray(lse), want_out, want_lse, label=layout)
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,10 @@
 #include <string>
 
 #include "common/ffi_helpers.h"
+#include "common/limits.h"
 #include "common/row_layout.h"
 
 namespace jax_glm_nope {
-
-constexpr int kMaxHeads = 128;
 
 struct AttentionShape {
   int tokens = 0;

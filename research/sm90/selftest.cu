@@ -285,16 +285,12 @@ const lab::LabParams kDefaultParams{};
 int g_wgmma_from = kDefaultParams.wgmma_from_heads;
 int g_wgmma_min = kDefaultParams.wgmma_min_blocks;
 bool g_heads_major = kDefaultParams.heads_major;  // 33-128 heads: the heads-major kernel
-bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the pipelined kernel
+bool g_hm_pipelined = kDefaultParams.hm_pipelined;  // 33-128 heads: the slot's candidate
 int g_bench_min_heads = 0;
 bool g_only_pipelined = false;  // --pipelined-check: correctness pass 3 alone, no timings
-// The pipelined kernel (hm_pipelined, off; run 19: correct, slower than the default) is
-// opt-in here: --with-pipelined runs pass 3 and its timing rows.
+// The candidate in the pipelined slot (lab::kCandidate) is opt-in here: --with-pipelined
+// runs pass 3 and its timing rows.
 bool g_skip_pipelined = true;
-// --asym: the asymmetric heads-major kernel (hm_asym, asym_kernel.cuh; not yet run on a
-// GPU) in place of the pipelined kernel wherever the pipelined one runs (pass 3, its rows,
-// --profile --pipelined).
-bool g_asym = false;
 // --same-bits: the kernel under test in pass 3 claims the product kernel's bits; every
 // case and split count is compared with the product's (a candidate that only removes
 // work, as the lean kernel of run 39 did before it became the product's).
@@ -362,7 +358,6 @@ lab::LabParams params_for(const Case& c, const DeviceCase& d, int splits, int to
   p.wgmma_min_blocks = g_wgmma_min;
   p.heads_major = g_heads_major;
   p.hm_pipelined = g_hm_pipelined;
-  p.hm_asym = g_asym && g_hm_pipelined;  // (the launcher takes it first)
   return p;
 }
 
@@ -385,7 +380,7 @@ struct Result {
 Result run(const Case& c, const DeviceCase& d, int splits, bool product = false) {
   poison(c, d);
   auto p = params_for(c, d, splits);
-  if (product) p.hm_pipelined = p.hm_asym = false;
+  if (product) p.hm_pipelined = false;
   CHECK_CUDA(lab::lab_launch(p, 0));
   CHECK_CUDA(cudaDeviceSynchronize());
   Result r;
@@ -497,7 +492,7 @@ void correctness_case(Case& c, int sm_count) {
     }
     std::printf("%s%-30s T=%-3d H=%-2d K=%-4d row=%d S=%-2d  max rel L2 %.2e  max |dlse|/bound %.2e"
                 "  spread %.0f nats  repeat %s\n",
-                g_hm_pipelined ? (g_asym ? "[asym] " : "[pipelined] ") : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
+                g_hm_pipelined ? "[pipelined] " : (g_block_shared ? "[block-shared] " : (g_wgmma_min == 1 ? "[wgmma always] " : (g_wgmma_from > 32 ? "[no wgmma, groups of 32] " : ""))), c.name.c_str(), c.tokens, c.heads, c.topk, c.row_bytes, s, worst,
                 worst_lse * 100, c.max_spread, det ? "same bits" : "DIFFERENT");
   }
   release(d);
@@ -787,7 +782,6 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     }
     p.heads_major = !r.groups32;
     p.hm_pipelined = r.pipelined;
-    p.hm_asym = g_asym && r.pipelined;
     if (profile) {
       for (int i = 0; i < 3; ++i) CHECK_CUDA(lab::lab_launch(p, nullptr));
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -799,7 +793,7 @@ void benchmark(int sm_count, FILE* csv, const char* profile = nullptr) {
     const double rows_bytes = double(r.tokens) * r.topk * L::kCompactRowBytes;
     const double flops = double(r.tokens) * r.topk * r.heads * 2048.0;
     const char* rule =
-        r.pipelined ? (g_asym ? (r.invariant ? "inv,asym" : "asym") : (r.invariant ? "inv,pipe" : "pipelined"))
+        r.pipelined ? (r.invariant ? "inv,pipe" : "pipelined")
         : r.groups32 ? (r.invariant ? "inv,g32" : "groups32")
         : r.defaults ? (r.invariant ? "inv,dflt" : "default")
         : r.wgmma ? (r.invariant ? "inv,wgmma" : "batch,wgmma")
@@ -862,8 +856,6 @@ int main(int argc, char** argv) {
       g_only_pipelined = true, g_skip_pipelined = false, bench = false;
     else if (std::string(argv[i]) == "--with-pipelined")
       g_skip_pipelined = false;
-    else if (std::string(argv[i]) == "--asym")
-      g_asym = true;
     else if (std::string(argv[i]) == "--same-bits")
       g_same_bits = true;
     else if (std::string(argv[i]) == "--bench-only")
@@ -872,6 +864,11 @@ int main(int argc, char** argv) {
       g_bench_min_heads = std::atoi(argv[++i]);
     else if (std::string(argv[i]) != "--host-only")
       csv_path = argv[i];
+  }
+  if (!g_skip_pipelined && lab::kCandidate == nullptr) {
+    std::fprintf(stderr, "the pipelined slot is empty: put a candidate in lab::kCandidate "
+                         "(research/sm90/lab_launch.cuh)\n");
+    return 2;
   }
   if (argc > 1 && std::string(argv[1]) == "--host-only") {  // the CPU side alone
     Case c;
@@ -931,7 +928,7 @@ int main(int argc, char** argv) {
   // split, heads-major above 32); pass 1: the wgmma kernel from 9 heads at any split; pass
   // 2: the block-shared kernels up to 32 heads, and above 32 the wgmma kernel over groups
   // of 32 (at most 8 heads, the same kernels again).
-  // Pass 3: 33-128 heads on the pipelined heads-major kernel (seesaw_kernel.cuh).
+  // Pass 3: 33-128 heads on the candidate in the pipelined slot (lab::kCandidate).
   for (int pass = g_only_pipelined ? 3 : 0; pass < (g_bench_only ? 0 : g_skip_pipelined ? 3 : 4); ++pass) {
   g_hm_pipelined = pass == 3;
   g_wgmma_from = pass == 2 ? 33 : kDefaultParams.wgmma_from_heads;

@@ -48,7 +48,7 @@ ffi::Error prefill_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi::BF
   cold.topk = shape.topk;
   cold.topk_length = topk_lens.typed_data();
   cold.page_block_size = kPageSize;
-  cold.lse_scale = kLn2;
+  cold.lse_scale = kLn2;  // FlashInfer reports base-2 LSEs scaled by lse_scale: natural log
   const auto* q_ptr = reinterpret_cast<const bf16*>(q.typed_data());
   auto* out_ptr = reinterpret_cast<bf16*>(out->typed_data());
   const uint8_t* kv = pool.typed_data();

@@ -43,7 +43,4 @@ constexpr const char* kBuiltWithoutFlashInfer =
     "without flashinfer-python==0.7.4 or without sm_120a/sm_121a in its arch list): pip install "
     "flashinfer-python==0.7.4 and run `jax-glm-nope build-ffi --force`";
 
-// FlashInfer reports base-2 LSE scaled by lse_scale; ln 2 makes it natural-log.
-constexpr float kLn2 = 0.693147180559945309417f;
-
 }  // namespace jax_glm_nope::flashinfer_sm120

@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
       ptx::wgmma_wait<0>();
       ptx::fence_regs(acc);
       // The tile's scales, re-read from shared memory: s_a / s_b hold the same values (the
-      // tile loop is unrolled) and could serve; this is the form the H200 runs verified.
+      // tile loop is unrolled) and could serve, but this is the form the GPU suite covers.
       const float st_a = *reinterpret_cast<const float*>(rows + c_a * kRowBytes + L::kScalesOffset + 4 * t);
       const float st_b = *reinterpret_cast<const float*>(rows + c_b * kRowBytes + L::kScalesOffset + 4 * t);
       const float sn_a = st_a * sdown_a, sn_b = st_b * sdown_b;

@@ -10,14 +10,14 @@
 #include <cfloat>
 #include <cstdint>
 
+#include "common/limits.h"
 #include "common/row_layout.h"
 
 namespace jax_glm_nope::sm90 {
 
-
 namespace L = layout;
 
-constexpr int kMaxHeads = 128;     // 33-128 heads: groups of kWideGroupHeads (head_groups)
+// kMaxHeads (common/limits.h): 33-128 heads run in groups of kWideGroupHeads (head_groups)
 constexpr int kGroupHeads = 32;    // heads per CTA up to 32 heads (one CTA per (token, split))
 constexpr int kWideGroupHeads = 64;  // heads per CTA above 32: the heads-major kernel
 constexpr int kBlockRows = 64;     // candidates per pipeline stage
@@ -39,8 +39,6 @@ static_assert((kRowBytes / 4) % 32 == 4, "row stride must step the banks by 16 b
 // loads (head g, dims 4q..4q+3) of a half warp hit 16 distinct 8-byte bank pairs.
 constexpr int kQRowBytes = L::kHeadDim * 2 + 32;
 constexpr int kPRowFloats = kBlockRows + 8;  // probabilities [head][candidate], padded
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 
 // The operation on plain pointers. Candidate j of token t is active iff
 // j < clamp(topk_lens[t], 0, topk) and 0 <= indices[t, j] < num_slots.

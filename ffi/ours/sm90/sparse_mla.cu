@@ -34,10 +34,6 @@ ffi::Error sparse_mla_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi:
   AttentionShape shape;
   if (auto e = check_attention(q, pool, indices, topk_lens, *out, *lse, &shape); e.failure())
     return e;
-  if (shape.heads > kMaxHeads)
-    return ffi::Error(ffi::ErrorCode::kUnimplemented,
-                      "the sm_90a sparse-MLA kernel serves 1 <= H <= 128 heads, got H = " +
-                          std::to_string(shape.heads));
   const auto lse_dims = part_lse->dimensions();
   if (lse_dims.size() != 3)
     return ffi::Error::InvalidArgument("part_lse: expected f32 [T, P, H], got " +

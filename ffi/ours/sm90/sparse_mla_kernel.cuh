@@ -125,16 +125,37 @@ constexpr bool kernels_cover_every_call() {
 }
 static_assert(kernels_cover_every_call(), "kKernels: every (heads, blocks per split) served once");
 
+// The batch-sized split rule sizes the grid from head_groups(H) and ctas_per_sm(H)
+// (params.cuh): each row launches head_groups(H) CTAs per (token, split) at every H it
+// serves, and ctas_per_sm(H) of its CTAs fit on one SM (228 KiB of shared memory with
+// 1 KiB reserved per CTA, 2048 threads).
+constexpr bool split_rules_match_the_kernels() {
+  for (const KernelSpec& k : kKernels)
+    for (int heads = k.min_heads; heads <= k.max_heads; ++heads) {
+      const int ctas = ctas_per_sm(heads);
+      if ((heads + k.launch.group_heads - 1) / k.launch.group_heads != head_groups(heads))
+        return false;
+      if (ctas * (k.launch.smem_bytes + 1024) > 228 * 1024 || ctas * k.launch.threads > 2048)
+        return false;
+    }
+  return true;
+}
+static_assert(split_rules_match_the_kernels(),
+              "kKernels: a row's grid or residency disagrees with head_groups / ctas_per_sm");
+
 // ---------------------------------------------------------------------------
 // Launcher. Requires 1 <= heads <= 128, canonical num_splits, blocks_per_split set by
 // blocks_per_split_of, scratch present when num_splits > 1. Returns the first CUDA error;
 // allocates nothing; stream-capturable.
 
 // `kernel` for p's (token, split) grid, then the split combine when num_splits > 1, both
-// with the launch attributes `attrs` (the lab launches without any).
-inline cudaError_t launch_kernel_with(const KernelLaunch& kernel, const SparseMlaParams& p,
-                                      cudaStream_t stream, cudaLaunchAttribute* attrs,
-                                      unsigned num_attrs) {
+// under programmatic dependent launch: each kernel starts with griddepcontrol.wait (before
+// any global access), so its launch overlaps the tail of the previous kernel in the stream.
+inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaParams& p,
+                                 cudaStream_t stream) {
+  cudaLaunchAttribute pdl;
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
   cudaError_t status = cudaFuncSetAttribute(
       kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.smem_bytes);
   if (status != cudaSuccess) return status;
@@ -144,25 +165,14 @@ inline cudaError_t launch_kernel_with(const KernelLaunch& kernel, const SparseMl
   config.blockDim = dim3(kernel.threads);
   config.dynamicSmemBytes = kernel.smem_bytes;
   config.stream = stream;
-  config.attrs = attrs;
-  config.numAttrs = num_attrs;
+  config.attrs = &pdl;
+  config.numAttrs = 1;
   status = cudaLaunchKernelEx(&config, kernel.kernel, p);
   if (status != cudaSuccess || p.num_splits == 1) return status;
   config.gridDim = dim3(p.tokens, p.heads);
   config.blockDim = dim3(128);
   config.dynamicSmemBytes = 0;
   return cudaLaunchKernelEx(&config, combine_kernel, p);
-}
-
-// The same with programmatic dependent launch: each kernel starts with griddepcontrol.wait
-// (before any global access), so its launch overlaps the tail of the previous kernel in
-// the stream.
-inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaParams& p,
-                                 cudaStream_t stream) {
-  cudaLaunchAttribute pdl;
-  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  pdl.val.programmaticStreamSerializationAllowed = 1;
-  return launch_kernel_with(kernel, p, stream, &pdl, 1);
 }
 
 inline bool valid_launch(const SparseMlaParams& p) {

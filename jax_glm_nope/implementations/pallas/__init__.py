@@ -1,6 +1,6 @@
 """The ``pallas`` implementation: a Pallas (Triton lowering) kernel for NVIDIA GPUs of
 compute capability 8.9 or newer; ``interpret=True`` runs the same kernel in the Pallas
-interpreter on any platform. Design and measurements: docs/pallas.md.
+interpreter on any platform. Design: docs/pallas.md; times: docs/h200_results.md.
 
 The kernel lowers to jax's Triton custom call, which carries Triton IR: XLA compiles it
 for the GPU that runs it, so an artifact exported on a machine without that GPU

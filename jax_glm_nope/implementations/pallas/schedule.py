@@ -30,7 +30,7 @@ BLOCK_K = 64  # gathered rows per step: 64 x 528 B = 33 KB in flight per program
 # Programs we aim for, in multiples of the SM count. Gather-bound blocks (<= 32 heads)
 # want two per SM so one gathers while the other computes; 64-head blocks hold 255
 # registers per thread (one program per SM), and splitting them further only adds
-# merge traffic (docs/pallas.md, measured on the H200).
+# merge traffic (measured on the H200: research/pallas.md).
 GATHER_BOUND_WAVES = 2
 MATH_BOUND_WAVES = 1
 
@@ -79,20 +79,19 @@ def choose_schedule(
     run in 32-head blocks (twice the programs; 4 warps up to 64 heads) and 17-32 heads
     with the candidates as the MMA rows; a single token at 17-64 heads runs in 16-head
     blocks instead (the 1-16-head kernel side by side: 2-4 times the programs). Every
-    choice is a measurement on the H200 (docs/pallas.md).
+    choice is a measurement on the H200 (docs/h200_results.md; the history: research/pallas.md).
     """
     block_h = head_block(num_heads)
     tiles = -(-num_candidates // BLOCK_K)
     candidates_major, num_warps = False, 8
     if max(1, num_tokens) * -(-num_heads // block_h) * tiles < sm_count:
         if num_tokens <= 1 and num_heads <= LARGE_BLOCK_H:
-            # b=1, K=2048 (run 45): 16-head blocks 8.96 us at 32 heads (candidates-major
-            # 32-head blocks: 13.9), 9.22 at 64 (32-head blocks, 4 warps: 14.2); at 128
-            # heads they lose (16.1-17.2 against 13.5)
+            # the fastest at T=1 (docs/h200_results.md's sweep; 32-head blocks at 128 heads)
             block_h = SMALL_HEADS
         elif block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
-            num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8  # b=1: 21.9 vs 33.8 us at 64 heads
+            # 4 warps at 33-64 heads: faster at one token (research/pallas.md), untimed at T=2-4
+            num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8
         elif block_h == MEDIUM_HEADS:
             candidates_major = True
     waves = MATH_BOUND_WAVES if block_h == LARGE_BLOCK_H else GATHER_BOUND_WAVES

@@ -1,7 +1,7 @@
 """Why the example's compact and dense-FP8 paths differ more on a GPU than on the CPU.
 
-    python scripts/example_dense_diagnosis.py --out DIR            # on the GPU (about 4 min)
-    python scripts/example_dense_diagnosis.py --out DIR --emulate-tf32 --steps 8   # the CPU
+    python research/example_dense_diagnosis.py --out DIR            # on the GPU (about 4 min)
+    python research/example_dense_diagnosis.py --out DIR --emulate-tf32 --steps 8   # the CPU
 
 Runs ``examples/decode_loop.py``'s default configuration (2 layers, 64 heads, 2
 requests, 64-token prompts, ``--steps`` decode steps) and compares the compact path's

@@ -1,6 +1,6 @@
 """The Pallas NaN of 0.1.0 on the GPU, before and after the fix, on the same inputs.
 
-    python scripts/pallas_nan_regression.py [--old PATH_TO_0.1.0_TREE]
+    python research/pallas_nan_regression.py [--old PATH_TO_0.1.0_TREE]
 
 Builds the cases that emitted NaN on the H200 (rows quantized from latents whose
 per-row magnitude is spread by e^N(0, 1), std-1 queries, sm_scale 1/16, random slots),

@@ -6,7 +6,7 @@ line per seed: the teacher-forced argmax flips with the compact run's top-2 marg
 the largest logit difference at each flip, and where free-running tokens first differ.
 docs/example.md ("Greedy tokens against a BF16 cache") quotes its output.
 
-    python scripts/example_seed_sweep.py --seeds 0 10
+    python research/example_seed_sweep.py --seeds 0 10
 """
 
 from __future__ import annotations
