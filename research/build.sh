@@ -34,9 +34,17 @@ for program in "${programs[@]}"; do
     -Xptxas -v -I ffi -I research/sm90 "$source" -o "$binary" 2>"$log" || {
     echo "FAIL: $program does not compile (see $log)"; tail -20 "$log"; exit 1; }
   echo "build $program: $(($(date +%s) - start)) s, $(grep -c 'Compiling entry' "$log") kernels"
-  if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$log" >/dev/null; then
-    echo "FAIL: ptxas reports spills in $program (see $log)"
-    grep -B2 -E "[1-9][0-9]* bytes spill" "$log" | grep -E "Compiling entry|spill" | head -10
+  # Spills per kernel (the kernel named by the "Function properties" line before each
+  # count). Stage 1's register-budget probes (m9_kernel, m11_gather) report theirs in the
+  # notebook instead: at 96 producer registers the spill is part of what they measure.
+  spilled=$(awk '/Function properties for/ {name = $NF}
+    /bytes spill (stores|loads)/ && ($5 + 0 > 0 || $9 + 0 > 0) {print name}' "$log" | sort -u)
+  if [ "$program" = stage0 ]; then
+    spilled=$(echo "$spilled" | grep -v -E "m9_kernel|m11_gather" || true)
+  fi
+  if [ -n "$spilled" ]; then
+    echo "FAIL: ptxas reports spills in $program (see $log):"
+    echo "$spilled" | head -10
     status=1
   fi
   # (stage0's M5 probe issues single wgmmas whose registers ptxas fences itself, C7519:
