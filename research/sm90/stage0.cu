@@ -2363,9 +2363,9 @@ static void m11_case(const uint8_t* pool, const int* didx, int nblocks, int peri
               REGS, period, bytes / (us * 1e-6) / 1e12, us, median(busy), median(total), bad ? " INVALID" : "");
 }
 
-static void run_m11() {
-  std::printf("== M11: the producer's register gather with L2 prefetch (4 warps, 96 registers, one CTA per SM)\n");
-  const int64_t slots = (int64_t(2) << 30) / 528;
+// One pool: `slots` random rows (filled with hashes), then every variant over it.
+static void m11_pool(int64_t slots) {
+  std::printf("-- pool of %lld rows (%.2f GB)\n", (long long)slots, slots * 528.0 / 1e9);
   const int nblocks = 192;  // (the indices, 48 KB, beside two 64 KB tiles)
   uint8_t* pool;
   CK(cudaMalloc(&pool, size_t(slots) * 528));
@@ -2387,20 +2387,27 @@ static void run_m11() {
   CK(cudaMalloc(&dtile, kM9Tile));
   CK(cudaMalloc(&dsink, size_t(g_sms) * 256 * 4));
   CK(cudaMalloc(&dstats, size_t(g_sms) * 16));
-  for (int period : {0, 2500}) {
-    m11_case<0, 4, 1, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 4, 1, 128>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 8, 1, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 8, 2, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<0, 8, 2, 96>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-    m11_case<2, 4, 2, 168>(pool, didx, nblocks, period, dtile, dsink, dstats, rows);
-  }
-  std::printf("RESULT m11 verdict: pass >= 3.3 TB/s at <= 2500 producer cycles per block; kill < 2.8 TB/s\n");
+  // (a consumer pace of 2500 cycles per tile changed nothing in the lab's runs: period 0)
+  m11_case<0, 4, 1, 96>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
+  m11_case<2, 4, 1, 128>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
+  m11_case<2, 8, 1, 96>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
+  m11_case<2, 8, 2, 96>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
+  m11_case<0, 8, 2, 96>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
+  m11_case<2, 4, 2, 168>(pool, didx, nblocks, 0, dtile, dsink, dstats, rows);
   CK(cudaFree(pool));
   CK(cudaFree(didx));
   CK(cudaFree(dtile));
   CK(cudaFree(dsink));
   CK(cudaFree(dstats));
+}
+
+static void run_m11() {
+  std::printf("== M11: the producer's register gather with L2 prefetch (one CTA per SM)\n");
+  // the benchmark's pool (2^21 rows, 1.1 GB: where the gather floor was measured), then
+  // 2 GB: a random row's page walk may be what a larger pool adds
+  m11_pool(int64_t(1) << 21);
+  m11_pool((int64_t(2) << 30) / 528);
+  std::printf("RESULT m11 verdict: pass >= 3.3 TB/s at <= 2500 producer cycles per block; kill < 2.8 TB/s\n");
 }
 
 int main(int argc, char** argv) {
