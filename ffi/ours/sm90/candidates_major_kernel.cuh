@@ -121,23 +121,13 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   const SmemView<S> sm(smem, NS);
   ptx::grid_dependency_wait();  // before any global access, reads and writes
   ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
-  const auto [token, split, c_begin, c_stop, nblocks] = SplitRange(p);
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
-
-  if (warp >= NWG * kConsumerWarps) {
-    // ---------------- producer ----------------
-    if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();
-    const int half = warp - NWG * kConsumerWarps;
-    if (half < kProducerWarps)
-      gather_rows<NS>(p, token, c_begin, c_stop, nblocks, half, lane, sm.rows, sm.flags,
-                      sm.full, sm.empty);
-    return;
-  }
+  const SplitRange range(p);
+  if (!gather_or_consume<NS, NWG>(p, sm, range)) return;  // the producer warps' part
 
   // ---------------- consumers ----------------
-  if constexpr (NWG == 2) ptx::setmaxnreg_inc<kConsumerRegs>();
+  const auto [token, split, c_begin, c_stop, nblocks] = range;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
   // blocks grp, grp + NWG, ... (a shuffle from lane 0: the compiler then knows it is
   // warp-uniform and keeps the group's descriptors in uniform registers)
   const int grp = NWG == 1 ? 0 : __shfl_sync(~0u, warp / kConsumerWarps, 0);

@@ -279,4 +279,25 @@ __device__ __forceinline__ void init_barriers(uint64_t* full, uint64_t* empty, i
   __syncthreads();
 }
 
+// The roles of a CTA whose producer warps only gather (every kernel but the heads-major
+// one, whose spare producer warp also brings q): the ring's barriers (kConsumerWarps
+// warps free a stage), then in a producer warp the split's rows. Returns false there (the
+// kernel returns); in a consumer warp true, with its registers raised where NWG == 2.
+template <int NS, int NWG, class View>
+__device__ __forceinline__ bool gather_or_consume(const SparseMlaParams& p, const View& sm,
+                                                  const SplitRange& r) {
+  init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
+  const int warp = threadIdx.x / 32;
+  if (warp < NWG * kConsumerWarps) {
+    if constexpr (NWG == 2) ptx::setmaxnreg_inc<kConsumerRegs>();
+    return true;
+  }
+  if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
+  const int half = warp - NWG * kConsumerWarps;
+  if (half < kProducerWarps)
+    gather_rows<NS>(p, r.token, r.c_begin, r.c_stop, r.nblocks, half, threadIdx.x % 32, sm.rows,
+                    sm.flags, sm.full, sm.empty);
+  return false;
+}
+
 }  // namespace jax_glm_nope::sm90
