@@ -18,13 +18,10 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
   constexpr int NWG = S::kGroups;
   extern __shared__ __align__(128) uint8_t smem[];
   const SmemView<S> sm(smem, NS);
-  ptx::grid_dependency_wait();  // before any global access, reads and writes
-  ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
-  const SplitRange range(p);
-  if (!gather_or_consume<NS, NWG>(p, sm, range)) return;  // the producer warps' part
-
-  // ---------------- consumers ----------------
-  const auto [token, split, c_begin, c_stop, nblocks] = range;
+  const CtaStart start = start_cta<NS, NWG>(p, sm);  // PDL, the ring, the producer warps' gather
+  if (!start.consumer) return;
+  // Consumers: NWG groups of 4 warps; group grp takes blocks grp, grp + NWG, ...
+  const auto [token, split, c_begin, c_stop, nblocks] = start.range;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int grp = NWG == 1 ? 0 : warp / kConsumerWarps;  // group: blocks grp, grp + NWG, ...

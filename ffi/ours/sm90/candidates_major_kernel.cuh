@@ -115,19 +115,16 @@ __global__ void __launch_bounds__(threads_of(NT), ctas_per_sm(NT * 8))
     sparse_mla_candidates_major_kernel(const SparseMlaParams p) {
   static_assert(NT >= 2 && NT <= 4, "9-32 heads per CTA");
   using S = CmSmem<NT, NS>;
-  constexpr int NP = S::NP;
   constexpr int NWG = S::kGroups;
   extern __shared__ __align__(128) uint8_t smem[];
   const SmemView<S> sm(smem, NS);
-  ptx::grid_dependency_wait();  // before any global access, reads and writes
-  ptx::launch_dependents();     // the combine may be scheduled once every CTA is here
-  const SplitRange range(p);
-  if (!gather_or_consume<NS, NWG>(p, sm, range)) return;  // the producer warps' part
-
-  // ---------------- consumers ----------------
-  const auto [token, split, c_begin, c_stop, nblocks] = range;
+  const CtaStart start = start_cta<NS, NWG>(p, sm);  // PDL, the ring, the producer warps' gather
+  if (!start.consumer) return;
+  // Consumers: warpgroup MMAs over each block's 64 candidates, NWG groups on alternate blocks.
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  const auto [token, split, c_begin, c_stop, nblocks] = start.range;
+  constexpr int NP = S::NP;
   // blocks grp, grp + NWG, ... (a shuffle from lane 0: the compiler then knows it is
   // warp-uniform and keeps the group's descriptors in uniform registers)
   const int grp = NWG == 1 ? 0 : __shfl_sync(~0u, warp / kConsumerWarps, 0);

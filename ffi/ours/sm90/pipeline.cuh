@@ -279,25 +279,33 @@ __device__ __forceinline__ void init_barriers(uint64_t* full, uint64_t* empty, i
   __syncthreads();
 }
 
-// The roles of a CTA whose producer warps only gather (every kernel but the heads-major
-// one, whose spare producer warp also brings q): the ring's barriers (kConsumerWarps
-// warps free a stage), then in a producer warp the split's rows. Returns false there (the
-// kernel returns); in a consumer warp true, with its registers raised where NWG == 2.
+// The start of a CTA whose producer warps only gather (every kernel but the heads-major
+// one, whose spare producer warp also brings q): PDL (no global access before the previous
+// grid is done; the combine may be scheduled once every CTA is here), the split's range,
+// the ring's barriers (kConsumerWarps warps free a stage), and in a producer warp the
+// split's rows. `consumer` is false there (the kernel returns); a consumer warp gets its
+// registers raised where NWG == 2.
+struct CtaStart {
+  SplitRange range;
+  bool consumer;
+};
 template <int NS, int NWG, class View>
-__device__ __forceinline__ bool gather_or_consume(const SparseMlaParams& p, const View& sm,
-                                                  const SplitRange& r) {
+__device__ __forceinline__ CtaStart start_cta(const SparseMlaParams& p, const View& sm) {
+  ptx::grid_dependency_wait();
+  ptx::launch_dependents();
+  const SplitRange r(p);
   init_barriers<NS>(sm.full, sm.empty, kConsumerWarps, sm.bad_all);
   const int warp = threadIdx.x / 32;
   if (warp < NWG * kConsumerWarps) {
     if constexpr (NWG == 2) ptx::setmaxnreg_inc<kConsumerRegs>();
-    return true;
+    return {r, true};
   }
   if constexpr (NWG == 2) ptx::setmaxnreg_dec<kProducerRegs>();  // the whole producer warpgroup
   const int half = warp - NWG * kConsumerWarps;
   if (half < kProducerWarps)
     gather_rows<NS>(p, r.token, r.c_begin, r.c_stop, r.nblocks, half, threadIdx.x % 32, sm.rows,
                     sm.flags, sm.full, sm.empty);
-  return false;
+  return {r, false};
 }
 
 }  // namespace jax_glm_nope::sm90
