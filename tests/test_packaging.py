@@ -280,3 +280,27 @@ def test_no_process_wide_warning_filters_in_the_package():
         if re.search(r"warnings\.(filterwarnings|simplefilter)", p.read_text())
     ]
     assert not offenders, offenders
+
+
+@pytest.mark.slow
+def test_mypy_resolves_the_installed_package_from_a_users_folder(tmp_path):
+    """After ``pip install -e .`` (or the wheel) a user's script elsewhere type-checks
+    against the package: the install is a path mypy follows, not an import hook."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("jax-glm-nope")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("jax_glm_nope is not installed (run from a source tree)")
+    script = tmp_path / "user.py"
+    script.write_text("import jax_glm_nope as jgn\n\nreveal_type(jgn.quantize)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "PYTHONPATH")},
+        timeout=600,
+    )
+    assert "import-not-found" not in done.stdout, done.stdout
+    assert 'Revealed type is "def (latent:' in done.stdout and done.returncode == 0, done.stdout + done.stderr

@@ -129,7 +129,7 @@ def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
     """The files the build compiles (sorted): every unit's source and each header it
     includes with ``#include "..."``, transitively, resolved like nvcc's ``-I ffi``
     (the including file's folder first, then ``sources``). Includes found in neither
-    (jax's FFI headers, FlashInfer's) are keyed by the jax version and the FlashInfer
+    (jax's FFI headers, FlashInfer's) are keyed by the XLA FFI API version and the FlashInfer
     header hash instead."""
     seen: set[pathlib.Path] = set()
     pending = [sources / unit.source for unit in UNITS]
