@@ -112,8 +112,9 @@ def _implementations(here) -> dict[str, dict]:
 
 
 def _native() -> dict[str, dict]:
-    """nvcc, FlashInfer's headers and the built library: found or why not."""
-    from .native import build, toolchain
+    """nvcc, FlashInfer's headers and the library this process would use: found or why not."""
+    from .native import library as library_mod
+    from .native import toolchain
 
     report: dict[str, dict] = {}
     try:
@@ -132,10 +133,16 @@ def _native() -> dict[str, dict]:
     except Exception as err:
         report["flashinfer_headers"] = {"path": None, "ok": False, "error": str(err)}
     try:
-        library = build.cached_library()
-        report["library"] = {"path": None if library is None else str(library), "error": None}
+        arch = library_mod.local_arch()
+        found = library_mod.find(arch)
+        report["library"] = {
+            "path": None if found is None else str(found.path),
+            "origin": None if found is None else found.origin,
+            "error": None,
+            "passed_over": library_mod.passed_over(arch).strip(" ()") or None,
+        }
     except Exception as err:
-        report["library"] = {"path": None, "error": str(err)}
+        report["library"] = {"path": None, "origin": None, "error": str(err), "passed_over": None}
     return report
 
 
@@ -183,9 +190,13 @@ def _info(args) -> int:
         + (f"{headers['path']} ({state})" if headers["path"] else f"not found: {headers['error']}")
     )
     library = native["library"]
-    print(
-        f"{'library':<13} " + (library["path"] or "not built (jax-glm-nope build-ffi, or built on first use)")
-    )
+    if library["path"]:
+        state = f"{library['path']} ({library['origin']})"
+    else:
+        state = library["error"] or "not built (jax-glm-nope build-ffi, or built on first use)"
+    if library["passed_over"]:
+        state += f"; {library['passed_over']}"
+    print(f"{'library':<13} {state}")
     return 0
 
 

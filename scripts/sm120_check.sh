@@ -4,21 +4,17 @@
 # sparse_mla(..., implementation="flashinfer") against the float64 reference on hostile
 # cases (scripts/sm120_check.py), then the GPU tests that cover it.
 #
-#   pip install -e '.[cuda,test]' && pip install --no-deps flashinfer-python==0.7.4
-#                                         # (--no-deps: FlashInfer's headers are all we use)
+#   pip install -e '.[cuda,test]'
 #   scripts/sm120_check.sh                # writes sm120_check.log and sm120_check.json here
 #
-# Needs nvcc from CUDA 12.8 or newer (sm_120a). Pass --quick for heads 8 and 32 only.
+# Needs nvcc from CUDA 12.8 or newer (sm_120a); FlashInfer 0.7.4's headers ship with the
+# sources (ffi/third_party/flashinfer). Pass --quick for heads 8 and 32 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
-if ! "$python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('flashinfer') is None)"; then
-  echo "FlashInfer's headers are missing: pip install --no-deps flashinfer-python==0.7.4" >&2
-  exit 2
-fi
-# FlashInfer's headers are installed (checked above), so this build compiles its adapters
-# for sm_120a/sm_121a; headers other than 0.7.4's stop it, naming the fix.
-"$python" -m jax_glm_nope build-ffi --archs sm_90a,sm_120a,sm_121a 2>&1 | tee sm120_check.log
+# --with-flashinfer: the adapters are compiled for sm_120a/sm_121a, or the build stops
+# naming why (headers missing or other than 0.7.4's).
+"$python" -m jax_glm_nope build-ffi --archs sm_90a,sm_120a,sm_121a --with-flashinfer 2>&1 | tee sm120_check.log
 status=0
 "$python" scripts/sm120_check.py --json sm120_check.json "$@" 2>&1 | tee -a sm120_check.log || status=$?
 "$python" -m pytest -q -rs tests/test_attention.py::TestFlashInferGPU tests/test_kv_rows_gpu.py \

@@ -11,6 +11,7 @@ import time
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import pytest  # noqa: E402
+from native_helpers import fake_nvcc, no_nvcc  # noqa: E402, F401  (fixtures of the native-build tests)
 
 
 def _device():
@@ -189,7 +190,7 @@ def native_library(native_cache, pytestconfig):
     from jax_glm_nope.native import build, toolchain
 
     if not toolchain.flashinfer_available():
-        pytest.skip("needs FlashInfer's headers (pip install --no-deps flashinfer-python==0.7.4)")
+        pytest.skip("needs FlashInfer's headers (vendored in ffi/third_party/flashinfer: restore them)")
     _wait_native_build(pytestconfig)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JAX_GLM_NOPE_CACHE_DIR", str(native_cache))

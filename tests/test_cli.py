@@ -90,7 +90,7 @@ def test_version_through_python_m_and_main(capsys):
 
 def test_cli_info_json_reports_the_device_implementations_and_native_parts(capsys):
     from jax_glm_nope import device, dispatch
-    from jax_glm_nope.native import build, toolchain
+    from jax_glm_nope.native import library, toolchain
 
     assert cli.main(["info", "--json"]) == 0
     data = strict_json(capsys.readouterr().out)
@@ -122,8 +122,9 @@ def test_cli_info_json_reports_the_device_implementations_and_native_parts(capsy
     assert native["flashinfer_headers"]["ok"] == (
         toolchain.flashinfer_available() and native["flashinfer_headers"]["error"] is None
     )
-    library = build.cached_library()
-    assert native["library"]["path"] == (None if library is None else str(library))
+    found = library.find(library.local_arch())
+    assert native["library"]["path"] == (None if found is None else str(found.path))
+    assert native["library"]["origin"] == (None if found is None else found.origin)
     if jax.default_backend() == "cpu":
         assert data["operations"]["sparse_mla"]["automatic"] == "reference"
         pallas = data["operations"]["sparse_mla"]["implementations"][2]

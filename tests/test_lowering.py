@@ -29,7 +29,7 @@ import jax_glm_nope as jgn
 from jax_glm_nope import device, layout, native
 from jax_glm_nope.candidates import last_writer_only
 from jax_glm_nope.implementations import flashinfer
-from jax_glm_nope.native import kv_rows, targets
+from jax_glm_nope.native import kv_rows, library, targets
 
 H200 = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
 SM120 = device.Device("cuda", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", (12, 0), 188)
@@ -305,11 +305,13 @@ def test_native_implementations_refused_on_the_cpu():
 def test_missing_flashinfer_headers_named_through_the_dispatch(on, tmp_path, monkeypatch):
     on(SM120, library=False)
     monkeypatch.delenv("JAX_GLM_NOPE_FFI_LIBRARY", raising=False)
+    monkeypatch.setenv("JAX_GLM_NOPE_CACHE_DIR", str(tmp_path / "cache"))  # nothing built
+    monkeypatch.setattr(library, "prebuilt_dir", lambda: None)  # no companion wheel
     monkeypatch.setenv("JAX_GLM_NOPE_FLASHINFER_DATA", str(tmp_path))
     q, pool, indices, _ = (np.zeros(s.shape, s.dtype) for s in attention_specs(2, 8, 64))
     with pytest.raises(
         ValueError,
-        match=r"compute capability 12\.0: FlashInfer headers not found.*flashinfer-python==0\.7\.4",
+        match=r"capability 12\.0: FlashInfer 0\.7\.4's headers not found.*JAX_GLM_NOPE_FLASHINFER_DATA",
     ):
         jgn.sparse_mla(q, pool, indices, 0.1, implementation="flashinfer")
 

@@ -1,9 +1,11 @@
-"""The wheel carries every source the native build needs, the sdist what its tests need;
-metadata and the jax range agree."""
+"""The wheel carries every source the native build needs (FlashInfer's vendored headers
+included), the sdist what its tests need (and its tests pass unpacked); the builds print
+no warning; metadata and the jax range agree."""
 
 from __future__ import annotations
 
 import email
+import os
 import pathlib
 import re
 import shlex
@@ -29,8 +31,9 @@ def pyproject() -> str:
 
 
 @pytest.fixture(scope="module")
-def dists(tmp_path_factory) -> tuple[tarfile.TarFile, zipfile.ZipFile]:
-    """The sdist, and the wheel built from it (``python -m build``, as a release is made)."""
+def built(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path, str]:
+    """The sdist, the wheel built from it (``python -m build``, as a release is made),
+    and what the build printed."""
     pyproject()
     out = tmp_path_factory.mktemp("dist")
     done = subprocess.run(
@@ -41,8 +44,13 @@ def dists(tmp_path_factory) -> tuple[tarfile.TarFile, zipfile.ZipFile]:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (sdist,) = out.glob("jax_glm_nope-*.tar.gz")
-    (built,) = out.glob("jax_glm_nope-*.whl")
-    return tarfile.open(sdist), zipfile.ZipFile(built)
+    (wheel,) = out.glob("jax_glm_nope-*.whl")
+    return sdist, wheel, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def dists(built) -> tuple[tarfile.TarFile, zipfile.ZipFile]:
+    return tarfile.open(built[0]), zipfile.ZipFile(built[1])
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +59,15 @@ def wheel(dists) -> zipfile.ZipFile:
 
 
 # What the tests read beside the package: the examples and scripts they run, the
-# benchmark harness, the FFI sources, the project files.
-SDIST_FOLDERS = ("tests", "examples", "scripts", "benchmarks", "ffi")
+# benchmark harness, the FFI sources, the docs, the project files.
+SDIST_FOLDERS = ("tests", "examples", "scripts", "benchmarks", "ffi", "docs")
 SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md")
+
+
+def _tracked(path: pathlib.Path) -> bool:
+    """A file of the project, not a build or run output (docs/logs/ holds raw GPU logs)."""
+    parts = path.relative_to(ROOT).parts
+    return "__pycache__" not in parts and path.suffix != ".pyc" and parts[:2] != ("docs", "logs")
 
 
 def test_the_sdist_carries_what_its_tests_need(dists):
@@ -64,16 +78,74 @@ def test_the_sdist_carries_what_its_tests_need(dists):
         p.relative_to(ROOT).as_posix()
         for folder in SDIST_FOLDERS
         for p in (ROOT / folder).rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        if p.is_file() and _tracked(p)
     ]
     assert any(n.startswith("examples/") for n in needed) and any(n.startswith("ffi/") for n in needed)
+    assert "ffi/third_party/flashinfer/include/flashinfer/math.cuh" in needed
     missing = [n for n in [*needed, *SDIST_FILES] if n not in names]
-    assert not missing, f"not in the sdist (MANIFEST.in): {missing}"
+    assert not missing, f"not in the sdist (pyproject's [tool.hatch.build.targets.sdist]): {missing}"
     assert [n for n in names if n.startswith("jax_glm_nope/") and n.endswith(".py")]
     top = {n.split("/")[0] for n in names if n}
-    # the package, what its tests need, setuptools' own files; no docs/ run logs, no lab
-    expected = {"jax_glm_nope", "jax_glm_nope.egg-info", *SDIST_FOLDERS, *SDIST_FILES}
-    assert top - expected <= {"PKG-INFO", "setup.cfg", "MANIFEST.in"}, top - expected
+    # the package, what its tests need, the build's own files; no docs/ run logs, no lab
+    expected = {"jax_glm_nope", *SDIST_FOLDERS, *SDIST_FILES}
+    assert top - expected <= {"PKG-INFO", ".gitignore"}, top - expected
+    assert not [n for n in names if n.startswith(("research/", "docs/logs/", "packaging/"))]
+
+
+def test_the_builds_print_no_warning(built):
+    """``python -m build`` (sdist, then the wheel from it) warns about nothing; pip's own
+    notes about this machine's index configuration are not the build's."""
+    output = built[2]
+    lines = [line for line in output.splitlines() if re.search(r"warn", line, re.I)]
+    lines = [line for line in lines if "is ignored: it is neither a file nor a directory" not in line]
+    assert lines == [], lines
+
+
+# The unpacked sdist's own tests that read beside the package: every test module that
+# names a docs/ path, and the vendored headers' check (CPU only, no nvcc, not slow).
+READS_DOCS = re.compile(r"""["']docs/|/ ["']docs["']""")
+VENDORED_TEST = (
+    "tests/test_native_toolchain.py::"
+    "test_the_vendored_headers_are_flashinfer_0_7_4_unmodified_with_their_licenses"
+)
+
+
+@pytest.mark.slow
+def test_the_unpacked_sdists_tests_pass(built, tmp_path):
+    with tarfile.open(built[0]) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    (unpacked,) = tmp_path.glob("jax_glm_nope-*")
+    readers = sorted(
+        p.relative_to(unpacked).as_posix()
+        for p in (unpacked / "tests").glob("test_*.py")
+        if p.name != "test_packaging.py" and READS_DOCS.search(p.read_text())
+    )
+    assert readers, "no test reads docs/ any more: this test has nothing to check"
+    code = (
+        "import sys, pytest, jax_glm_nope; print(jax_glm_nope.__file__); sys.exit(pytest.main(sys.argv[1:]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_GLM_NOPE_")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not gpu and not nvcc and not slow",
+        ]
+        + [*readers, VENDORED_TEST],
+        cwd=unpacked,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.stdout.splitlines()[0] == str(unpacked / "jax_glm_nope" / "__init__.py")  # its own package
+    assert re.search(r"\b\d+ passed", done.stdout) and " failed" not in done.stdout, done.stdout[-2000:]
 
 
 def test_the_wheel_carries_every_ffi_source(wheel):
@@ -85,7 +157,8 @@ def test_the_wheel_carries_every_ffi_source(wheel):
         for p in sources
         if "jax_glm_nope/_ffi/" + p.relative_to(ROOT / "ffi").as_posix() not in names
     ]
-    assert not missing, f"ffi files not in the wheel (pyproject package-data): {missing}"
+    assert not missing, f"ffi files not in the wheel (pyproject [tool.hatch.build.targets.wheel]): {missing}"
+    assert not [n for n in names if n.endswith((".so", ".o"))]  # sources only: the library is another wheel
 
 
 def test_the_wheel_carries_every_module_and_nothing_beside_the_package(wheel):
@@ -107,12 +180,16 @@ def test_the_wheel_metadata(wheel):
     metadata = email.message_from_bytes(wheel.read(metadata_name))
     assert metadata["Version"] == jgn.__version__
     assert metadata["License-Expression"] == "Apache-2.0"
+    assert metadata["Requires-Python"] == ">=3.11"  # jax 0.10.2's own floor
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel.namelist())
+    for vendored in ("flashinfer/LICENSE", "flashinfer/NOTICE", "flashinfer/cccl/LICENSE"):
+        assert any(n.endswith(f".dist-info/licenses/ffi/third_party/{vendored}") for n in wheel.namelist())
     assert "Apache License" in (ROOT / "LICENSE").read_text()
     requires = metadata.get_all("Requires-Dist")
     assert not [r for r in requires if re.match(r"(torch|flashinfer)", r)], requires  # no extra pulls torch
     assert "jax<0.12,>=0.10.2" in requires and "jaxlib<0.12,>=0.10.2" in requires
-    assert set(metadata.get_all("Provides-Extra")) == {"cuda", "dev", "test"}
+    assert set(metadata.get_all("Provides-Extra")) == {"cuda", "cuda13", "dev", "test"}
+    assert f"jax-glm-nope-cu13=={jgn.__version__}; extra == 'cuda13'" in requires
     assert metadata.get_all("Project-URL") is None  # no public home yet: no placeholder links
 
 
@@ -188,3 +265,27 @@ def test_no_process_wide_warning_filters_in_the_package():
         if re.search(r"warnings\.(filterwarnings|simplefilter)", p.read_text())
     ]
     assert not offenders, offenders
+
+
+@pytest.mark.slow
+def test_mypy_resolves_the_installed_package_from_a_users_folder(tmp_path):
+    """After ``pip install -e .`` (or the wheel) a user's script elsewhere type-checks
+    against the package: the install is a path mypy follows, not an import hook."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("jax-glm-nope")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("jax_glm_nope is not installed (run from a source tree)")
+    script = tmp_path / "user.py"
+    script.write_text("import jax_glm_nope as jgn\n\nreveal_type(jgn.quantize)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "PYTHONPATH")},
+        timeout=600,
+    )
+    assert "import-not-found" not in done.stdout, done.stdout
+    assert 'Revealed type is "def (latent:' in done.stdout and done.returncode == 0, done.stdout + done.stderr

@@ -8,18 +8,19 @@ the library was built.
 
 A build is keyed by the files it compiles (each unit's source and the ``ffi/`` headers
 it includes, transitively: :func:`source_files`), this recipe, the architecture list,
-the jax version, the nvcc version and the FlashInfer header hash; nothing else under
-``ffi/`` and nothing outside it (the lab in ``research/``) changes the key. A build
-lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
-file lock, so several processes build once. ``ptxas -v`` runs on every unit; the
+the XLA FFI API version of jax's headers (what the binary interface depends on, not
+jax's release number), the nvcc version and the FlashInfer header hash; nothing else
+under ``ffi/`` and nothing outside it (the lab in ``research/``) changes the key. A
+build lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
+file lock, so several processes build once, with ``build.json`` beside it (the
+manifest: what it was built from and for, read by :mod:`.library` to decide whether a
+library serves this process). ``ptxas -v`` runs on every unit; the
 resource report (registers, shared memory, spills per kernel) is written beside the
 library as ``ptxas.json``, and our own units must not spill. Progress is logged
 (``logging.getLogger("jax_glm_nope.native")``). Nothing here runs at import time.
 
 Environment variables (besides :mod:`.toolchain`'s):
 
-- ``JAX_GLM_NOPE_FFI_LIBRARY``: use this prebuilt library and never build;
-- ``JAX_GLM_NOPE_FFI_SOURCES``: the ``ffi/`` folder to build from;
 - ``JAX_GLM_NOPE_CACHE_DIR``: where builds are cached;
 - ``JAX_GLM_NOPE_FFI_ARCHS``: the default architecture list, comma separated.
 """
@@ -46,6 +47,8 @@ from .. import layout
 from .toolchain import (
     BuildError,
     check_flashinfer_headers,
+    ffi_api_version,
+    ffi_source_dir,
     files_digest,
     find_flashinfer_data,
     find_nvcc,
@@ -58,6 +61,7 @@ log = logging.getLogger("jax_glm_nope.native")
 DEFAULT_ARCHS = ("sm_90a", "sm_120a", "sm_121a")
 GENERIC_PTX = "compute_90"  # arch-generic units also carry PTX, JIT-compiled on newer GPUs
 LIBRARY_NAME = "libjax_glm_nope_ffi.so"
+MANIFEST_NAME = "build.json"
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -97,17 +101,6 @@ UNITS = (
 )
 
 
-def ffi_source_dir() -> pathlib.Path:
-    """The C++/CUDA sources: ``JAX_GLM_NOPE_FFI_SOURCES``, else the checkout's ``ffi/``
-    (source tree, editable install), else the copy a wheel ships as ``jax_glm_nope/_ffi``."""
-    override = os.environ.get("JAX_GLM_NOPE_FFI_SOURCES")
-    if override:
-        return pathlib.Path(override)
-    package = pathlib.Path(__file__).resolve().parents[1]
-    checkout = package.parent / "ffi"
-    return checkout if checkout.is_dir() else package / "_ffi"
-
-
 def cache_dir() -> pathlib.Path:
     override = os.environ.get("JAX_GLM_NOPE_CACHE_DIR")
     if override:
@@ -136,7 +129,7 @@ def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
     """The files the build compiles (sorted): every unit's source and each header it
     includes with ``#include "..."``, transitively, resolved like nvcc's ``-I ffi``
     (the including file's folder first, then ``sources``). Includes found in neither
-    (jax's FFI headers, FlashInfer's) are keyed by the jax version and the FlashInfer
+    (jax's FFI headers, FlashInfer's) are keyed by the XLA FFI API version and the FlashInfer
     header hash instead."""
     seen: set[pathlib.Path] = set()
     pending = [sources / unit.source for unit in UNITS]
@@ -153,8 +146,15 @@ def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
     return sorted(seen)
 
 
-def _source_hash(sources: pathlib.Path) -> str:
+def source_hash(sources: pathlib.Path | None = None) -> str:
+    """sha256 over the files the build compiles (:func:`source_files`), names and bytes."""
+    sources = ffi_source_dir() if sources is None else sources
     return files_digest([(p.relative_to(sources).as_posix(), p) for p in source_files(sources)])
+
+
+def recipe_hash() -> str:
+    """sha256 of this module: the compiler flags live here."""
+    return hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
 
 
 def check_layout_header(sources: pathlib.Path) -> None:
@@ -191,15 +191,39 @@ def with_flashinfer(archs: tuple[str, ...], flashinfer: bool | None) -> bool:
     return flashinfer_available() if flashinfer is None else flashinfer
 
 
-def build_key(archs: tuple[str, ...], flashinfer: bool) -> str:
-    """The cache key of a build (hashes only; compiles nothing)."""
+def manifest(archs: tuple[str, ...], flashinfer: bool) -> dict:
+    """What a build is made from and for (hashes only; compiles nothing): written beside
+    the library as ``build.json``; its hash (less the informational fields) is the key."""
     import jax
 
-    nvcc = find_nvcc()
-    recipe = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()  # flags live here
-    parts = [_source_hash(ffi_source_dir()), recipe, ",".join(archs), jax.__version__, nvcc_version(nvcc)]
-    parts.append(check_flashinfer_headers(find_flashinfer_data()) if flashinfer else "without-flashinfer")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
+    from .. import __version__
+
+    major, minor = ffi_api_version()
+    return {
+        "sources": source_hash(),
+        "recipe": recipe_hash(),
+        "archs": list(archs),
+        "ffi_api": [major, minor],
+        "nvcc": nvcc_version(find_nvcc()),
+        "flashinfer_headers": check_flashinfer_headers(find_flashinfer_data()) if flashinfer else None,
+        "flashinfer": flashinfer,  # FlashInfer's SM120 units compiled in (keyed by the header hash)
+        # Informational, not keyed: the package and jax release it was built with.
+        "jax_glm_nope": __version__,
+        "jax": jax.__version__,
+    }
+
+
+KEYED = ("sources", "recipe", "archs", "ffi_api", "nvcc", "flashinfer_headers")
+
+
+def build_key(archs: tuple[str, ...], flashinfer: bool) -> str:
+    """The cache key of a build (hashes only; compiles nothing)."""
+    return key_of(manifest(archs, flashinfer))
+
+
+def key_of(record: dict) -> str:
+    keyed = json.dumps({name: record[name] for name in KEYED}, sort_keys=True)
+    return hashlib.sha256(keyed.encode()).hexdigest()[:20]
 
 
 def _gencode(arch: str, ptx: bool = False) -> list[str]:
@@ -244,10 +268,6 @@ def _compile_command(nvcc, unit: Unit, archs, sources, obj, flashinfer_data, ena
             # FlashInfer's bundled CCCL first: CUDA 13.0's own lacks cuda::fast_mod_div.
             "-I",
             str(flashinfer_data / "cccl" / "libcudacxx" / "include"),
-            "-I",
-            str(flashinfer_data / "cccl" / "cub"),
-            "-I",
-            str(flashinfer_data / "cccl" / "thrust"),
             "-I",
             str(flashinfer_data / "include"),
         ]
@@ -331,7 +351,8 @@ def build(
     check_layout_header(sources)
     flashinfer = with_flashinfer(archs, flashinfer)
     flashinfer_data = find_flashinfer_data() if flashinfer else None
-    target = cache_dir() / build_key(archs, flashinfer) / LIBRARY_NAME
+    described = manifest(archs, flashinfer)
+    target = cache_dir() / key_of(described) / LIBRARY_NAME
     with _file_lock(target.parent.with_suffix(".lock")):
         if target.is_file() and not force:
             return target
@@ -363,6 +384,7 @@ def build(
             staged = build_dir / LIBRARY_NAME
             _run([nvcc, "-shared", "-o", str(staged)] + [str(obj) for _, obj, _ in jobs])
             (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
+            (target.parent / MANIFEST_NAME).write_text(json.dumps(described, indent=1))
             os.replace(staged, target)  # atomic: a reader sees all or nothing
         log.warning("jax_glm_nope: native library built in %.1f s: %s", time.monotonic() - started, target)
     return target
@@ -383,6 +405,11 @@ def ptxas_report(library: pathlib.Path) -> list[dict]:
     return json.loads((pathlib.Path(library).parent / "ptxas.json").read_text())
 
 
+def read_manifest(library: pathlib.Path) -> dict:
+    """The ``build.json`` saved beside a built library."""
+    return json.loads((pathlib.Path(library).parent / MANIFEST_NAME).read_text())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="jax-glm-nope build-ffi",
@@ -394,12 +421,21 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated target list (FlashInfer's kernels build for sm_120a/sm_121a only)",
     )
     parser.add_argument("--force", action="store_true", help="rebuild even when cached")
-    parser.add_argument(
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument(
         "--without-flashinfer",
         "--generic-only",
-        dest="without_flashinfer",
-        action="store_true",
-        help="leave FlashInfer's SM120 adapters out (no FlashInfer headers needed)",
+        dest="flashinfer",
+        action="store_const",
+        const=False,
+        help="leave FlashInfer's SM120 adapters out (their targets then answer Unimplemented)",
+    )
+    choice.add_argument(
+        "--with-flashinfer",
+        dest="flashinfer",
+        action="store_const",
+        const=True,
+        help="require FlashInfer's SM120 adapters (an error when their headers are missing or differ)",
     )
     parser.add_argument("--print-path", action="store_true", help="print only the library path")
     args = parser.parse_args(argv)
@@ -407,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         archs = validate_archs(tuple(a.strip() for a in args.archs.split(",") if a.strip()))
-        path = build(archs, flashinfer=False if args.without_flashinfer else None, force=args.force)
+        path = build(archs, flashinfer=args.flashinfer, force=args.force)
     except (BuildError, ValueError) as err:
         print(f"jax-glm-nope build-ffi: {err}", file=sys.stderr)
         return 1

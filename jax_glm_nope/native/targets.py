@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
 import pathlib
 
 import jax
@@ -17,8 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import layout
-from . import build
-from .toolchain import BuildError
+from . import build, library
 
 # XLA target name -> exported handler symbol (XLA_FFI_DEFINE_HANDLER_SYMBOL in ffi/).
 WRITE_KV = "jax_glm_nope_write_kv"  # ours, arch-generic
@@ -59,13 +57,19 @@ def flashinfer_scratch_shapes(num_tokens: int, num_heads: int, num_candidates: i
 
 
 def library_path(*, build_if_missing: bool = True) -> pathlib.Path | None:
-    """``JAX_GLM_NOPE_FFI_LIBRARY``, the cached build, or (``build_if_missing``) a new build."""
-    override = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
-    if override:
-        if not os.path.isfile(override):
-            raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {override}, which does not exist")
-        return pathlib.Path(override)
-    return build.build() if build_if_missing else build.cached_library()
+    """The library this process uses (:func:`.library.find`: ``JAX_GLM_NOPE_FFI_LIBRARY``,
+    the companion wheel's, a cached build that serves this device), else
+    (``build_if_missing``) a new build for the default arch list."""
+    arch = library.local_arch()
+    found = library.find(arch)
+    if found is not None:
+        return found.path
+    if not build_if_missing:
+        return None
+    try:
+        return build.build()
+    except build.BuildError as err:
+        raise build.BuildError(f"{err}{library.passed_over(arch)}") from err
 
 
 @functools.cache

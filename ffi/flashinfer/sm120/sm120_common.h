@@ -2,7 +2,8 @@
 // and the FlashInfer facts the Python side mirrors (the decode scratch rule).
 //
 // FlashInfer's GLM53_NOPE kernels (flashinfer-python 0.7.4, header-only under
-// flashinfer/attention/sparse_mla_sm120/) assemble only for sm_120a / sm_121a,
+// flashinfer/attention/sparse_mla_sm120/, vendored in ffi/third_party/flashinfer/)
+// assemble only for sm_120a / sm_121a,
 // so these handlers first check the device and answer Unimplemented elsewhere.
 #pragma once
 
@@ -37,10 +38,11 @@ inline ffi::Error check_arch(int32_t device, DeviceArch* arch) {
 }
 
 // What the FlashInfer targets answer on an SM120/SM121 GPU when the library was
-// built without FlashInfer's units (no FlashInfer headers, or no sm_120a/sm_121a).
+// built without FlashInfer's units (--without-flashinfer, or no sm_120a/sm_121a).
 constexpr const char* kBuiltWithoutFlashInfer =
     "this build of the jax_glm_nope native library has no FlashInfer GLM53_NOPE code (it was built "
-    "without flashinfer-python==0.7.4 or without sm_120a/sm_121a in its arch list): pip install "
-    "flashinfer-python==0.7.4 and run `jax-glm-nope build-ffi --force`";
+    "without FlashInfer's units or without sm_120a/sm_121a in its arch list): run `jax-glm-nope "
+    "build-ffi --force` (FlashInfer 0.7.4's headers ship with the sources), or install the "
+    "prebuilt library: pip install jax-glm-nope[cuda13]";
 
 }  // namespace jax_glm_nope::flashinfer_sm120

@@ -1,0 +1,164 @@
+"""Which native library this process uses, found before any build is attempted.
+
+In this order:
+
+1. ``JAX_GLM_NOPE_FFI_LIBRARY``: that file, trusted as it is;
+2. the prebuilt library of the companion wheel ``jax-glm-nope-cu13`` (the package
+   ``jax_glm_nope_cu13``, pulled by the ``cuda13`` extra), when it serves;
+3. a library in the build cache (``jax-glm-nope build-ffi``, or an earlier first use),
+   whatever arch list it was built for, when it serves and was built by this recipe;
+4. none: the caller builds one (:func:`.build.build`, the default arch list) where nvcc is.
+
+A library *serves* this process when it was compiled from exactly these ``ffi/``
+sources (the hash of the files the build compiles), against an XLA FFI API of this
+jaxlib's major version and a minor version no newer than its own (XLA keeps older
+minor versions working), and, on an SM120/SM121 GPU, holds FlashInfer's units for
+that GPU's architecture. Every other GPU is served by any such library: our Hopper
+unit is always compiled for ``sm_90a`` and the KV-row unit carries PTX. Nothing here
+compiles or needs nvcc.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.util
+import json
+import os
+import pathlib
+
+from . import build
+from .toolchain import BuildError, ffi_api_version
+
+PREBUILT_PACKAGE = "jax_glm_nope_cu13"
+PREBUILT_DISTRIBUTION = "jax-glm-nope-cu13"
+FLASHINFER_ARCHS = ("sm_120a", "sm_121a")  # the GPUs that need FlashInfer's units compiled in
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """A library that serves this process and where it came from: ``"environment"``
+    (``JAX_GLM_NOPE_FFI_LIBRARY``), ``"prebuilt"`` (the companion wheel) or ``"cache"``."""
+
+    path: pathlib.Path
+    origin: str
+
+
+def arch_of(device) -> str | None:
+    """The compile target of a :class:`jax_glm_nope.device.Device`: ``sm_90a``,
+    ``sm_120a``, ``sm_121a``, ``sm_XY`` for other NVIDIA GPUs, None off CUDA."""
+    if device is None or not device.is_cuda or device.compute_capability is None:
+        return None
+    major, minor = device.compute_capability
+    arch = f"sm_{major}{minor}"
+    return f"{arch}a" if (major, minor) in ((9, 0), (12, 0), (12, 1)) else arch
+
+
+def local_arch() -> str | None:
+    """The compile target of the device this process runs on (None on a CPU host)."""
+    from .. import device
+
+    return arch_of(device.current())
+
+
+def why_not(record: dict, arch: str | None, *, same_recipe: bool) -> str | None:
+    """None when the library described by ``record`` (its ``build.json``) serves a process
+    on ``arch``; else why not."""
+    try:
+        if record["sources"] != build.source_hash():
+            return f"it was built from other sources (jax_glm_nope {record.get('jax_glm_nope', '?')})"
+        if same_recipe and record["recipe"] != build.recipe_hash():
+            return "it was built by another recipe (compiler flags)"
+        major, minor = record["ffi_api"]
+        running = ffi_api_version()
+        if major != running[0] or minor > running[1]:
+            return (
+                f"it was compiled against XLA FFI API {major}.{minor} and this jaxlib speaks "
+                f"{running[0]}.{running[1]}"
+            )
+        if arch in FLASHINFER_ARCHS and not (record["flashinfer"] and arch in record["archs"]):
+            return f"it holds no FlashInfer code for {arch} (built for {', '.join(record['archs'])})"
+    except (KeyError, TypeError, ValueError) as err:
+        return f"its build.json is unreadable ({type(err).__name__}: {err})"
+    return None
+
+
+@functools.cache
+def prebuilt_dir() -> pathlib.Path | None:
+    """The installed companion package's folder (found without importing it), or None."""
+    try:
+        spec = importlib.util.find_spec(PREBUILT_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return pathlib.Path(locations[0]) if locations else None
+
+
+def forget() -> None:
+    """Look for the companion package again (after installing or removing it in-process)."""
+    prebuilt_dir.cache_clear()
+
+
+def _read(manifest: pathlib.Path) -> dict | None:
+    try:
+        return json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def prebuilt(arch: str | None) -> tuple[pathlib.Path | None, str | None]:
+    """``(the companion wheel's library, None)`` when it serves; ``(None, why not)`` when
+    it is installed and does not; ``(None, None)`` when it is not installed."""
+    folder = prebuilt_dir()
+    if folder is None:
+        return None, None
+    path = folder / build.LIBRARY_NAME
+    record = _read(folder / build.MANIFEST_NAME)
+    if not path.is_file() or record is None:
+        return None, f"the {PREBUILT_DISTRIBUTION} install in {folder} lacks its library or build.json"
+    reason = why_not(record, arch, same_recipe=False)
+    if reason:
+        return None, (
+            f"the prebuilt library of {PREBUILT_DISTRIBUTION} {record.get('jax_glm_nope', '?')} does "
+            f"not serve: {reason}; install the {PREBUILT_DISTRIBUTION} wheel of this jax_glm_nope"
+        )
+    return path, None
+
+
+def cached(arch: str | None) -> pathlib.Path | None:
+    """A library in the build cache that serves ``arch`` and was built by this recipe,
+    whatever its arch list; the newest of several."""
+    root = build.cache_dir()
+    try:
+        manifests = list(root.glob(f"*/{build.MANIFEST_NAME}"))
+    except OSError:
+        return None
+    serving = []
+    for manifest in manifests:
+        path = manifest.parent / build.LIBRARY_NAME
+        record = _read(manifest)
+        if record is not None and path.is_file() and why_not(record, arch, same_recipe=True) is None:
+            serving.append((path.stat().st_mtime_ns, str(path)))
+    return pathlib.Path(max(serving)[1]) if serving else None
+
+
+def find(arch: str | None) -> Found | None:
+    """The library a process on ``arch`` uses, without building; None when a build is
+    needed. Raises :class:`BuildError` when ``JAX_GLM_NOPE_FFI_LIBRARY`` names no file."""
+    named = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
+    if named:
+        if not os.path.isfile(named):
+            raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which does not exist")
+        return Found(pathlib.Path(named), "environment")
+    path, _ = prebuilt(arch)
+    if path is not None:
+        return Found(path, "prebuilt")
+    path = cached(arch)
+    return None if path is None else Found(path, "cache")
+
+
+def passed_over(arch: str | None) -> str:
+    """Why an installed companion wheel was not used (``""`` when none is installed), to
+    append to a message about building."""
+    _, reason = prebuilt(arch)
+    return f" ({reason})" if reason else ""
