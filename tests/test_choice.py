@@ -282,3 +282,37 @@ def test_the_write_kv_switch(monkeypatch):
     monkeypatch.setenv("JAX_GLM_NOPE_WRITE_KV", "-xla")
     with pytest.raises(ValueError, match="JAX_GLM_NOPE_WRITE_KV: 'xla' cannot be disabled"):
         jgn.write_kv_implementation(3, device=H200)
+
+
+# ---------------------------------------------------------------- the package's own examples
+
+INTERNALS = {"dispatch", "implementations", "validate", "device", "native", "unresolved", "per_platform"}
+
+
+def test_the_examples_use_only_the_public_query():
+    """The examples ask ``sparse_mla_implementation`` and read ``MAX_TOKENS`` from the
+    package, never the dispatch table, the implementations or the validating boundary."""
+    import ast
+    import pathlib
+
+    for path in sorted((pathlib.Path(__file__).resolve().parents[1] / "examples").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jax_glm_nope"):
+                module = (node.module or "").split(".")[1:2]
+                names = set(module) | {alias.name for alias in node.names}
+                assert not names & INTERNALS, (path.name, ast.unparse(node))
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "jgn"
+            ):
+                assert node.attr in jgn.__all__ or node.attr == "__version__", (path.name, node.attr)
+
+
+def test_the_docs_print_what_the_query_prints():
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
+    printed = re.search(r"print\(choice\)\n```\n```\n(.*?)\n```", text, re.S).group(1)
+    assert printed == str(jgn.sparse_mla_implementation(1, 64, 2176, device=H200))
