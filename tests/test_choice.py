@@ -316,3 +316,19 @@ def test_the_docs_print_what_the_query_prints():
     text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
     printed = re.search(r"print\(choice\)\n```\n```\n(.*?)\n```", text, re.S).group(1)
     assert printed == str(jgn.sparse_mla_implementation(1, 64, 2176, device=H200))
+
+
+@cpu_only
+def test_info_reports_the_switch_and_survives_a_forced_one(monkeypatch, capsys):
+    import json
+
+    from jax_glm_nope import cli
+
+    monkeypatch.setenv("JAX_GLM_NOPE_SPARSE_MLA", "flashinfer")
+    assert cli.main(["info", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["operations"]
+    assert report["sparse_mla"]["environment"] == {"JAX_GLM_NOPE_SPARSE_MLA": "flashinfer"}
+    assert report["sparse_mla"]["automatic"].startswith("error: implementation='flashinfer' cannot serve")
+    assert report["write_kv"]["environment"] == {"JAX_GLM_NOPE_WRITE_KV": None}
+    assert cli.main(["info"]) == 0
+    assert "sparse_mla    JAX_GLM_NOPE_SPARSE_MLA='flashinfer' (docs/serving.md)" in capsys.readouterr().out
