@@ -48,6 +48,9 @@ KEYWORDS_SCRIPT = (
     "jgn.sparse_mla(q, pool, indices, 1 / 16, implementation='pallas', interpret=True, schedule=None)\n"
     "jgn.write_kv(pool, np.zeros((1, 512), np.float32), np.zeros(1, np.int32))\n"
     "jgn.dequantize(pool)\n"
+    "jgn.pad_candidates(indices), jgn.mask_holes(indices, 4), jgn.stacked_slots(indices, 1, 8)\n"
+    "jgn.block_tables_to_slots(indices, indices[0], indices[0], 4)\n"
+    "jgn.to_slots(indices, indices, indices[0])\n"
     "H200 = jgn.Device('cuda', 'NVIDIA H200', (9, 0), 132)\n"
     "with jgn.lowering_for(H200) as record:\n"
     "    reveal_type(record)\n"
@@ -106,7 +109,7 @@ def test_mypy_rejects_an_unknown_implementation_and_sees_the_formats(mypy_errors
 def test_mypy_reads_the_keywords_and_array_types(mypy_errors):
     errors = mypy_errors["keywords"]
     lines = [int(error.split(":")[1]) for error in errors]
-    assert lines == [17, 18, 19, 20], errors  # numpy arrays and the typed keywords pass
+    assert lines == [20, 21, 22, 23], errors  # numpy arrays and the typed keywords pass
     assert '"batch_invariant"' in errors[0] and '"bool"' in errors[0]
     assert '"interpret"' in errors[1] and '"bool"' in errors[1]
     assert '"precision"' in errors[2] and '"fast"' in errors[3]
