@@ -340,6 +340,9 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
             f"{record.platform} only; an artifact that also serves other platforms takes "
             "implementation=None"
         )
+        switch = _switch(operation)
+        if switch.forced == name:
+            refusal += f" (with {switch.variable} unset: {switch.source()} forces {name!r})"
         return per_platform.call(
             args, {record.platform: call_impl}, refusal, differentiate=record.platform, contexts=contexts
         )

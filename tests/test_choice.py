@@ -215,6 +215,14 @@ def test_forcing_an_implementation_is_naming_it(monkeypatch):
     choice = jgn.sparse_mla_implementation(64, 16, 64, device=H200)
     assert choice.implementation == "pallas" and choice.forced_by == "JAX_GLM_NOPE_SPARSE_MLA='pallas'"
     assert _kernels(H200, _attend("cuda"), args) == KERNELS["cuda"]  # the code's own name wins
+    # A forced kernel is lowered for its own platform only, as a named one is.
+    with (
+        jgn.lowering_for(H200),
+        pytest.raises(ValueError, match=r"unset: JAX_GLM_NOPE_SPARSE_MLA='pallas' forces"),
+    ):
+        export.export(_attend(), platforms=("cpu", "cuda"), disabled_checks=jgn.export_disabled_checks())(
+            *args
+        )
     # Forced to the reference, a GPU artifact embeds it, as implementation="reference" does.
     monkeypatch.setenv("JAX_GLM_NOPE_SPARSE_MLA", "reference")
     assert _kernels(H200, _attend(), args) == set()
