@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import time
+import typing
 
 
 def _host_devices_flag(argv: list[str]) -> None:
@@ -49,9 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glm_nope_model as model_lib  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
-from jax_glm_nope import candidates, dispatch, planner  # noqa: E402
-from jax_glm_nope.implementations import Shapes  # noqa: E402
-from jax_glm_nope.validate import MAX_TOKENS  # noqa: E402
+from jax_glm_nope import candidates, planner  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,14 +133,16 @@ def _compiled(cfg, run: Run, mesh, attention: str, params, caches, tokens, posit
     return compiled, time.perf_counter() - start
 
 
-def _served_by(cfg, run: Run, options: dict) -> str:
+def _served_by(cfg, run: Run) -> str:
     """What the dispatch table picks for this run's prefill and decode calls (per device)."""
     heads = cfg.num_heads // run.model
     width = candidates.default_width(4 * cfg.topk_pools + cfg.index_kpool - 1)
     picks = []
     for tokens in (run.batch * (run.prefill_chunk or run.prompt_len) // run.data, run.batch // run.data):
-        shapes = Shapes(max(tokens, 1), heads, width, jgn.COMPACT.bytes_per_token, 1 << 20)
-        picks.append(dispatch.choose("sparse_mla", run.implementation, shapes, options)[0])
+        choice = jgn.sparse_mla_implementation(
+            max(tokens, 1), heads, width, implementation=run.implementation, interpret=run.interpret
+        )
+        picks.append(choice.implementation)
     return picks[0] if picks[0] == picks[1] else f"{picks[0]} (prefill) / {picks[1]} (decode)"
 
 
@@ -165,17 +166,16 @@ def generate(
     if run.prompt_len % chunk:
         raise ValueError(f"prefill_chunk: expected a divisor of prompt_len={run.prompt_len}, got {chunk}")
     requests = run.batch // max(run.data, 1)  # per device: the prefill step's batch
-    if requests * chunk > MAX_TOKENS:
+    if requests * chunk > jgn.MAX_TOKENS:
         raise ValueError(
             f"prefill_chunk: a prefill step feeds batch / data x chunk = {requests * chunk} tokens to "
-            f"sparse_mla per device, more than its {MAX_TOKENS}; use prefill_chunk <= "
+            f"sparse_mla per device, more than its {jgn.MAX_TOKENS}; use prefill_chunk <= "
             f"{prefill_chunk_limit(requests)}"
         )
     if run.page_size % cfg.index_kpool:
         raise ValueError(f"page_size: expected a multiple of {cfg.index_kpool}, got {run.page_size}")
     dense = attention in model_lib.DENSE_CACHE_DTYPES
-    options = {"interpret": True} if run.interpret else {}
-    implementation = "dense mask" if dense else _served_by(cfg, run, options)
+    implementation = "dense mask" if dense else _served_by(cfg, run)
     mesh = model_lib.make_mesh(run.data, run.model)
 
     def put(tree, specs):
@@ -254,7 +254,7 @@ def generate(
 def prefill_chunk_limit(requests_per_device: int) -> int:
     """The largest prefill chunk whose step (every request of a device, one chunk each)
     stays within ``sparse_mla``'s tokens per call."""
-    return max(MAX_TOKENS // max(requests_per_device, 1), 1)
+    return max(jgn.MAX_TOKENS // max(requests_per_device, 1), 1)
 
 
 def rates(run: Run, timings: dict) -> dict:
@@ -375,7 +375,7 @@ def parse_args(argv=None):
     run.add_argument(
         "--implementation",
         default=None,
-        choices=dispatch.names("sparse_mla"),
+        choices=typing.get_args(jgn.SparseMlaImplementation),
         help="sparse_mla implementation (default: the dispatch table's choice for this device)",
     )
     run.add_argument("--interpret", action="store_true", help="Pallas interpreter (CPU tests)")

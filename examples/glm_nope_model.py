@@ -43,7 +43,6 @@ from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
 import jax_glm_nope as jgn
-from jax_glm_nope import layout
 
 ATTENTION_MODES = ("compact", "dense", "dense-fp8", "paired", "none")
 DENSE_CACHE_DTYPES = {"dense": jnp.bfloat16, "dense-fp8": jnp.float32}
@@ -60,7 +59,7 @@ class Config:
     qk_nope_head_dim: int = 256
     qk_rope_head_dim: int = 0  # NoPE
     v_head_dim: int = 256
-    kv_lora_rank: int = layout.HEAD_DIM  # 512: the cached latent, q.k and value width
+    kv_lora_rank: int = jgn.HEAD_DIM  # 512: the cached latent, q.k and value width
     index_heads: int = 4
     index_head_dim: int = 64
     index_kpool: int = 4  # tokens per indexer pool
@@ -341,9 +340,8 @@ def forward(
             padded, topk_lens = jgn.pad_candidates(candidates)
             q = q_abs.reshape(num_tokens, -1, cfg.kv_lora_rank)
             if attention in ("compact", "paired"):
-                options = {"interpret": True} if interpret else {}
                 out, _ = jgn.sparse_mla(
-                    q, kv, padded, cfg.sm_scale, topk_lens, implementation=implementation, **options
+                    q, kv, padded, cfg.sm_scale, topk_lens, implementation=implementation, interpret=interpret
                 )
             else:  # "none": zeros that still depend on the candidates, so the indexer runs
                 keep = (jnp.sum(padded).astype(jnp.float32) * 0.0).astype(jnp.bfloat16)

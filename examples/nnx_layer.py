@@ -32,9 +32,8 @@ import jax.numpy as jnp
 from flax import nnx
 
 import jax_glm_nope as jgn
-from jax_glm_nope import layout
 
-KV_LORA_RANK = layout.HEAD_DIM  # 512: the cached latent, q.k and value width
+KV_LORA_RANK = jgn.HEAD_DIM  # 512: the cached latent, q.k and value width
 
 
 class GLMSparseMLA(nnx.Module):
@@ -80,7 +79,7 @@ class GLMSparseMLA(nnx.Module):
         slots: jax.Array,
         candidate_slots: jax.Array,
         *,
-        implementation: jgn.dispatch.SparseMlaImplementation | None = None,
+        implementation: jgn.SparseMlaImplementation | None = None,
     ) -> tuple[jax.Array, jax.Array]:
         """``x [T, hidden]``; ``pool [pages, page_size, 528]`` uint8; ``slots [T]`` int32,
         where this call's tokens are written; ``candidate_slots [T, C]`` int32 slots each

@@ -11,19 +11,29 @@ from .cache import (
     stacked_slots,
 )
 from .candidates import mask_holes, pad_candidates, to_slots
+from .choice import Choice, sparse_mla_implementation, write_kv_implementation
 from .device import Device, lowering_for
-from .dispatch import export_disabled_checks
-from .layout import COMPACT, PADDED, RowFormat, row_format
+from .dispatch import SparseMlaImplementation, WriteKvImplementation, export_disabled_checks
+from .layout import COMPACT, HEAD_DIM, PADDED, RowFormat, row_format
 from .native.targets import register_ffi_targets
 from .planner import capacity
+from .ragged import RaggedInputs, ragged_inputs
+from .validate import MAX_HEADS, MAX_TOKENS
 
 __version__ = "0.2.0.dev0"
 
 __all__ = [
     "COMPACT",
+    "HEAD_DIM",
+    "MAX_HEADS",
+    "MAX_TOKENS",
+    "Choice",
     "Device",
     "PADDED",
+    "RaggedInputs",
     "RowFormat",
+    "SparseMlaImplementation",
+    "WriteKvImplementation",
     "allocate_pools",
     "block_tables_to_candidate_slots",
     "block_tables_to_slots",
@@ -37,11 +47,14 @@ __all__ = [
     "pool_partition_spec",
     "pool_shape",
     "quantize",
+    "ragged_inputs",
     "register_ffi_targets",
     "repack",
     "row_format",
     "sparse_mla",
+    "sparse_mla_implementation",
     "stacked_slots",
     "to_slots",
     "write_kv",
+    "write_kv_implementation",
 ]

@@ -6,24 +6,39 @@ then run the choice) per operation.
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
 from . import dispatch, quant, validate
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import RowFormat
 
+if sys.version_info >= (3, 11):
+    from typing import Never
+else:  # the same bottom type, spelled as Python 3.10 knows it
+    from typing import NoReturn as Never
+
+if TYPE_CHECKING:  # the Pallas package imports jax's Triton lowering: not at import time
+    from .implementations.pallas import Schedule
+
 
 def sparse_mla(
-    q: jax.Array,
-    pool: jax.Array,
-    indices: jax.Array,
+    q: ArrayLike,
+    pool: ArrayLike,
+    indices: ArrayLike,
     sm_scale: float,
-    topk_lens: jax.Array | None = None,
+    topk_lens: ArrayLike | None = None,
     *,
     implementation: SparseMlaImplementation | None = None,
-    **options,
+    batch_invariant: bool = False,
+    interpret: bool = False,
+    schedule: Schedule | None = None,
+    **unknown: Never,
 ) -> tuple[jax.Array, jax.Array]:
     """Sparse multi-head latent attention over cached FP8 rows.
 
@@ -36,9 +51,19 @@ def sparse_mla(
       sm_scale: softmax scale applied to ``q . k`` (finite in float32).
       topk_lens: optional ``[T]`` int32; candidate ``j`` counts only if ``j < topk_lens[t]``.
       implementation: ``None`` (the first of the dispatch table that serves the device
-        and shapes), ``"flashinfer"``, ``"cuda"``, ``"pallas"`` or ``"reference"``.
-      **options: the named implementation's options, e.g. ``interpret=True`` for
-        ``"pallas"`` (run the kernel in the Pallas interpreter, on any platform).
+        and shapes; :func:`jax_glm_nope.sparse_mla_implementation` says which, and why),
+        ``"flashinfer"``, ``"cuda"``, ``"pallas"`` or ``"reference"``. The environment
+        variable ``JAX_GLM_NOPE_SPARSE_MLA`` can force or disable implementations
+        (docs/serving.md).
+      batch_invariant: a bool. True: a token's bits do not depend on the other tokens of
+        the call (decode, verify and prefill of one token agree bit for bit). ``cuda``
+        honours it; with ``implementation=None`` the first implementation that honours it
+        and serves the call is taken, and a ``ValueError`` says so where none does.
+      interpret: a bool, with ``implementation="pallas"``: run the Pallas kernel in the
+        Pallas interpreter, on any platform (tests on a CPU).
+      schedule: with ``implementation="pallas"``, a
+        ``jax_glm_nope.implementations.pallas.Schedule`` overriding the kernel's own
+        choice of blocks and splits (benchmarks and tuning only).
 
     Returns:
       ``out [T, H, 512]`` bfloat16, the softmax-weighted sum of the dequantized rows, and
@@ -46,9 +71,18 @@ def sparse_mla(
       with no active candidate gets ``out = 0`` and ``lse = -inf``; non-finite referenced
       input gives NaN in both for that head.
 
-    Not differentiable through the kernels (``jax.grad`` raises); the reference is
-    plain jnp and differentiable.
+    There is no ``precision=``: every implementation meets one accuracy bound against
+    float64 (docs/semantics.md), so the fast path is the exact one. Not differentiable
+    through the kernels (``jax.grad`` raises); the reference is plain jnp and
+    differentiable.
     """
+    options: dict = dict(unknown)  # renamed and unknown keywords: dispatch says what they are
+    if validate.check_bool(batch_invariant, "batch_invariant"):
+        options["batch_invariant"] = True
+    if validate.check_bool(interpret, "interpret"):
+        options["interpret"] = True
+    if schedule is not None:
+        options["schedule"] = schedule
     num_tokens, num_heads = validate.check_q(q)
     num_slots, fmt = validate.check_pool(pool)
     num_candidates = validate.check_indices(indices, num_tokens)
@@ -65,20 +99,20 @@ def sparse_mla(
     return dispatch.call("sparse_mla", implementation, shapes, args, options, sm_scale=sm_scale)
 
 
-def quantize(latent: jax.Array, fmt: RowFormat | int = RowFormat.COMPACT) -> jax.Array:
+def quantize(latent: ArrayLike, fmt: RowFormat | int = RowFormat.COMPACT) -> jax.Array:
     """``latent [T, 512]`` (bf16/f16/f32) -> ``[T, fmt.bytes_per_token]`` uint8 rows."""
     validate.check_latent(latent)
     fmt = validate.check_format(fmt)
     return quant.quantize_rows(jnp.asarray(latent), fmt)
 
 
-def dequantize(rows: jax.Array) -> jax.Array:
+def dequantize(rows: ArrayLike) -> jax.Array:
     """uint8 rows ``[..., 528 | 656]`` -> float32 values ``[..., 512]``."""
     validate.check_rows(rows)
     return quant.dequantize_rows(jnp.asarray(rows))
 
 
-def repack(pool: jax.Array, fmt: RowFormat | int) -> jax.Array:
+def repack(pool: ArrayLike, fmt: RowFormat | int) -> jax.Array:
     """A pool (2-D or 3-D) with rows rewritten in ``fmt``: 656 <-> 528 bytes, lossless.
 
     The first 528 bytes of every row are copied bit for bit (no requantization);
@@ -90,12 +124,12 @@ def repack(pool: jax.Array, fmt: RowFormat | int) -> jax.Array:
 
 
 def write_kv(
-    pool: jax.Array,
-    latent: jax.Array,
-    slots: jax.Array,
+    pool: ArrayLike,
+    latent: ArrayLike,
+    slots: ArrayLike,
     *,
     implementation: WriteKvImplementation | None = None,
-    **options,
+    **unknown: Never,
 ) -> jax.Array:
     """Quantize ``latent [T, 512]`` and store row ``t`` at slot ``slots[t]``.
 
@@ -103,9 +137,11 @@ def write_kv(
     shape it came in; jit with the pool donated and the update happens in place.
     When several rows name one slot, the last of them is stored, whole.
     ``implementation``: ``"cuda"`` (our CUDA kernel, NVIDIA GPUs), ``"xla"`` (a scatter)
-    or ``None`` (``"cuda"`` on an NVIDIA GPU when the native library is already built).
-    ``**options``: the named implementation's options (none today).
+    or ``None`` (``"cuda"`` on an NVIDIA GPU when the native library is already built;
+    :func:`jax_glm_nope.write_kv_implementation` says which, and why; the environment
+    variable ``JAX_GLM_NOPE_WRITE_KV`` can force or disable one, docs/serving.md).
     """
+    options: dict = dict(unknown)  # renamed and unknown keywords: dispatch says what they are
     num_slots, fmt = validate.check_pool(pool)
     num_tokens = validate.check_latent(latent)
     validate.check_slots(slots, num_tokens)

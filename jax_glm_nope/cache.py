@@ -64,6 +64,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec
+from jax.typing import ArrayLike
 
 from . import validate
 from .layout import COMPACT, RowFormat
@@ -220,7 +221,7 @@ def _slots(block_tables, positions, token_req, page_size: int) -> jax.Array:
 
 
 def block_tables_to_slots(
-    block_tables: jax.Array, positions: jax.Array, token_req: jax.Array, page_size: int
+    block_tables: ArrayLike, positions: ArrayLike, token_req: ArrayLike, page_size: int
 ) -> jax.Array:
     """Slots ``[T]`` int32 for the tokens at ``positions [T]`` of requests ``token_req [T]``.
 
@@ -234,13 +235,13 @@ def block_tables_to_slots(
     """
     validate.check_dtype(positions, "positions", (jnp.int32,))
     validate.check_rank(positions, "positions", (1,), "[T]")
-    num_tokens = int(positions.shape[0])
+    num_tokens = int(np.shape(positions)[0])
     page_size = _check_block_tables(block_tables, token_req, num_tokens, page_size)
     return _slots(block_tables, positions, token_req, page_size)
 
 
 def block_tables_to_candidate_slots(
-    block_tables: jax.Array, positions: jax.Array, token_req: jax.Array, page_size: int
+    block_tables: ArrayLike, positions: ArrayLike, token_req: ArrayLike, page_size: int
 ) -> jax.Array:
     """Candidate positions ``[T, C]`` -> slots ``[T, C]`` int32, by the rule of
     :func:`block_tables_to_slots`; row ``t`` reads request ``token_req[t]``'s table.
@@ -250,12 +251,12 @@ def block_tables_to_candidate_slots(
     """
     validate.check_dtype(positions, "positions", (jnp.int32,))
     validate.check_rank(positions, "positions", (2,), "[T, C]")
-    num_tokens = int(positions.shape[0])
+    num_tokens = int(np.shape(positions)[0])
     page_size = _check_block_tables(block_tables, token_req, num_tokens, page_size)
     return _slots(block_tables, positions, token_req, page_size)
 
 
-def stacked_slots(slots: jax.Array, layer: jax.Array | int, slots_per_layer: int) -> jax.Array:
+def stacked_slots(slots: ArrayLike, layer: ArrayLike, slots_per_layer: int) -> jax.Array:
     """Layer-local ``slots`` (any shape, int32) -> slots of a flattened stacked pool.
 
     ``slot + layer * slots_per_layer`` for ``0 <= slot < slots_per_layer``, -1 for every

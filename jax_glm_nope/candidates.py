@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
 
 from . import validate
 
@@ -22,7 +24,7 @@ def default_width(num_candidates: int) -> int:
     return -(-num_candidates // COLUMN_MULTIPLE) * COLUMN_MULTIPLE
 
 
-def pad_candidates(indices: jax.Array, width: int | None = None) -> tuple[jax.Array, jax.Array]:
+def pad_candidates(indices: ArrayLike, width: int | None = None) -> tuple[jax.Array, jax.Array]:
     """``indices [T, C]`` int32 -> ``(padded [T, W] int32, topk_lens [T] int32)``.
 
     ``W`` defaults to C rounded up to a multiple of 128; new columns are -1. Valid
@@ -32,7 +34,7 @@ def pad_candidates(indices: jax.Array, width: int | None = None) -> tuple[jax.Ar
     """
     validate.check_dtype(indices, "indices", (jnp.int32,))
     validate.check_rank(indices, "indices", (2,), "[T, C]")
-    num_candidates = int(indices.shape[1])
+    num_candidates = int(np.shape(indices)[1])
     if width is None:
         width = max(default_width(num_candidates), COLUMN_MULTIPLE)
     width = validate.check_static_int(width, "width", 1)
@@ -48,7 +50,7 @@ def pad_candidates(indices: jax.Array, width: int | None = None) -> tuple[jax.Ar
     return padded, topk_lens.astype(jnp.int32)
 
 
-def mask_holes(indices: jax.Array, num_slots: int) -> jax.Array:
+def mask_holes(indices: ArrayLike, num_slots: int) -> jax.Array:
     """Every entry outside ``[0, num_slots)`` becomes -1.
 
     ``num_slots`` is any int >= 1 (numpy integers too); from 2**31 on every
@@ -93,7 +95,7 @@ def active_candidates(indices: jax.Array, topk_lens: jax.Array, num_slots: int) 
     return (column[None, :] < topk_lens[:, None]) & valid_slots(indices, num_slots)
 
 
-def to_slots(local_positions: jax.Array, req_to_token: jax.Array, token_req: jax.Array) -> jax.Array:
+def to_slots(local_positions: ArrayLike, req_to_token: ArrayLike, token_req: ArrayLike) -> jax.Array:
     """Request-local token positions ``[T, C]`` -> global slots ``[T, C]``, keeping -1.
 
     ``req_to_token [R, L]`` maps (request, position) to a slot (a page table expanded
@@ -105,15 +107,15 @@ def to_slots(local_positions: jax.Array, req_to_token: jax.Array, token_req: jax
     validate.check_dtype(req_to_token, "req_to_token", (jnp.int32,))
     validate.check_rank(req_to_token, "req_to_token", (2,), "[R, L]")
     validate.check_dtype(token_req, "token_req", (jnp.int32,))
-    num_tokens = int(local_positions.shape[0])
-    if tuple(token_req.shape) != (num_tokens,):
+    num_tokens = int(np.shape(local_positions)[0])
+    if np.shape(token_req) != (num_tokens,):
         raise ValueError(
-            f"token_req: expected shape ({num_tokens},) (T of local_positions), got {tuple(token_req.shape)}"
+            f"token_req: expected shape ({num_tokens},) (T of local_positions), got {np.shape(token_req)}"
         )
-    num_requests, max_len = (int(d) for d in req_to_token.shape)
+    num_requests, max_len = (int(d) for d in np.shape(req_to_token))
     if num_requests < 1 or max_len < 1:
         raise ValueError(
-            f"req_to_token: expected a non-empty [R, L] table, got shape {tuple(req_to_token.shape)}"
+            f"req_to_token: expected a non-empty [R, L] table, got shape {np.shape(req_to_token)}"
         )
     positions = jnp.asarray(local_positions)
     requests = jnp.asarray(token_req)[:, None]

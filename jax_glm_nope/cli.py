@@ -16,7 +16,7 @@ import signal
 import sys
 from typing import Any
 
-from . import __version__, dispatch
+from . import __version__, dispatch, environment
 from . import device as device_mod
 from . import planner as capacity_mod
 
@@ -106,8 +106,16 @@ def _implementations(here) -> dict[str, dict]:
             entries.append(
                 {"name": entry.name, "serves": reason is None, "reason": reason, "auto": _auto(entry)}
             )
-        chosen, _ = dispatch.choose(operation, None, None, {}, here)
-        report[operation] = {"implementations": entries, "automatic": chosen}
+        variable = environment.variable(operation)
+        try:
+            chosen, _ = dispatch.choose(operation, None, None, {}, here)
+        except (TypeError, ValueError) as err:  # a switch in the environment that cannot serve here
+            chosen = f"error: {err}"
+        report[operation] = {
+            "implementations": entries,
+            "automatic": chosen,
+            "environment": {variable: os.environ.get(variable) or None},
+        }
     return report
 
 
@@ -177,6 +185,9 @@ def _info(args) -> int:
             automatic = AUTO_NOTE[entry["auto"]]
             print(f"{operation:<13} {entry['name']:<10} {state}{automatic}")
         print(f"{operation:<13} {'None':<10} -> {report['automatic']}")
+        for variable, value in report["environment"].items():
+            if value is not None:
+                print(f"{operation:<13} {variable}={value!r} (docs/serving.md)")
     native = record["native"]
     nvcc = native["nvcc"]
     print(

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import functools
 import operator
+from collections.abc import Iterator
 
 import jax
 
@@ -167,7 +168,7 @@ def is_local(device: Device) -> bool:
 
 
 @contextlib.contextmanager
-def lowering_for(device: Device):
+def lowering_for(device: Device) -> Iterator[Device]:
     """Choose implementations for ``device`` instead of this host's, e.g. to
     ``jax.export`` for an H200 from a CPU machine::
 

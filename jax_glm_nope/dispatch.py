@@ -33,9 +33,10 @@ from collections.abc import Callable
 from typing import Literal
 
 import jax.numpy as jnp
+from jax.export import DisabledSafetyCheck
 
 from . import device as device_mod
-from . import per_platform, unresolved
+from . import environment, per_platform, unresolved
 from .implementations import Shapes
 from .layout import HEAD_DIM
 
@@ -47,6 +48,7 @@ class Entry:
     attribute: str | None = None  # a namespace inside the module, for write_kv's two
     auto: bool = True  # whether implementation=None may take it
     auto_if: Callable[[Shapes], bool] | None = None  # ... and for which shapes
+    auto_when: str | None = None  # auto_if in words, for jax_glm_nope.sparse_mla_implementation
     # Serves every call but is no kernel: a GPU artifact carries it only when it is named.
     fallback: bool = False
 
@@ -68,7 +70,12 @@ def _cuda_is_faster(shapes: Shapes) -> bool:
 
 SPARSE_MLA = (
     Entry("flashinfer", "jax_glm_nope.implementations.flashinfer"),
-    Entry("cuda", "jax_glm_nope.implementations.cuda", auto_if=_cuda_is_faster),
+    Entry(
+        "cuda",
+        "jax_glm_nope.implementations.cuda",
+        auto_if=_cuda_is_faster,
+        auto_when=f"from CUDA_MIN_TOKENS = {CUDA_MIN_TOKENS} tokens (measured faster than Pallas there)",
+    ),
     Entry("pallas", "jax_glm_nope.implementations.pallas"),
     Entry("reference", "jax_glm_nope.implementations.reference", fallback=True),
 )
@@ -93,6 +100,23 @@ RENAMED = {
         "0.2.0",
         "backend='auto' is implementation=None; write_kv's backend='ffi' is implementation='cuda'",
     )
+}
+# Keywords users reach for that no implementation has, and why there is no such knob.
+NOT_OPTIONS = {
+    "sparse_mla": {
+        "precision": (
+            "there is one numerics, and the fast path is the exact one: every implementation scores "
+            "in float32 from queries and FP8 codes converted without loss and meets the same "
+            "accuracy bound against float64 (docs/semantics.md); a faster, lower-precision mode "
+            "(FP8 matrix products) would break that bound, and a higher one has nothing left to gain"
+        )
+    },
+    "write_kv": {
+        "precision": (
+            "quantization is exact: correctly rounded float32 arithmetic, the same bytes as numpy "
+            "and ml_dtypes on every platform"
+        )
+    },
 }
 _CPU = device_mod.Device("cpu", "cpu")
 
@@ -124,6 +148,42 @@ def _check_renamed(operation: str, options: dict) -> None:
         raise TypeError(f"{operation}(): {old}= was renamed {new}= in {release} ({note})")
 
 
+def keywords(operation: str) -> tuple[str, ...]:
+    """The option keywords of ``operation``: every option of its implementations, in table order."""
+    found: dict[str, None] = dict.fromkeys(PROPERTIES.get(operation, ()))
+    for entry in TABLES[operation]:
+        found.update(dict.fromkeys(entry.load().OPTIONS))
+    return tuple(found)
+
+
+def _check_keywords(operation: str, options: dict) -> None:
+    """A keyword no implementation takes is a ``TypeError``; a knob users expect that does
+    not exist says why."""
+    for key in sorted(options):
+        why = NOT_OPTIONS.get(operation, {}).get(key)
+        if why is not None:
+            raise TypeError(f"{operation}() has no {key}= keyword: {why}")
+    known = keywords(operation)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"{operation}() got an unexpected keyword argument {unknown[0]!r} (its keywords: "
+            f"{', '.join(('implementation', *known))})"
+        )
+
+
+def _switch(operation: str) -> environment.Switch:
+    """What the environment says about ``operation`` now (read at each trace)."""
+    return environment.switch(operation, names(operation))
+
+
+def effective_request(operation: str, requested: str | None) -> str | None:
+    """``requested``, or for ``None`` the implementation the environment forces (if any)."""
+    if requested is None:
+        return _switch(operation).forced
+    return requested
+
+
 def unsupported(operation: str, name: str, device, shapes: Shapes | None, **options) -> str | None:
     """``None`` when implementation ``name`` can serve the call, else why not."""
     impl = _entry(operation, name).load()
@@ -136,7 +196,20 @@ def unsupported(operation: str, name: str, device, shapes: Shapes | None, **opti
 def choose(operation: str, requested: str | None, shapes: Shapes | None, options: dict, device=None):
     """``(name, implementation)`` serving the call, or raise naming the device and why."""
     _check_renamed(operation, options)
+    _check_keywords(operation, options)
     device = device or device_mod.current()
+    switch = _switch(operation)
+    if requested is None and switch.forced is not None:
+        try:
+            return choose(operation, switch.forced, shapes, options, device)
+        except (TypeError, ValueError) as err:
+            forced = f"implementation={switch.forced!r} is forced by {switch.source()}"
+            raise type(err)(f"{err} ({forced})") from None
+    if isinstance(requested, str) and requested in switch.disabled:
+        raise ValueError(
+            f"implementation={requested!r} is disabled by {switch.source()} in the environment; name "
+            "another implementation, or unset the variable"
+        )
     if requested is None:
         own = sorted(set(options) - set(PROPERTIES.get(operation, ())))
         if own:
@@ -145,10 +218,11 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
             )
         wanted = sorted(key for key, value in options.items() if value)
         if wanted:
-            return _choose_with(operation, wanted, shapes, device)
+            return _choose_with(operation, wanted, shapes, device, switch.disabled)
         for entry in TABLES[operation]:
             if (
-                entry.automatic(shapes)
+                entry.name not in switch.disabled
+                and entry.automatic(shapes)
                 and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None
             ):
                 return entry.name, entry.load()
@@ -164,6 +238,7 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
             entry.name
             for entry in TABLES[operation]
             if entry.name != requested
+            and entry.name not in switch.disabled
             and unsupported(operation, entry.name, device, shapes, **AUTO_OPTIONS[operation]) is None
         ]
         raise ValueError(
@@ -173,7 +248,9 @@ def choose(operation: str, requested: str | None, shapes: Shapes | None, options
     return requested, impl
 
 
-def _choose_with(operation: str, wanted: list[str], shapes: Shapes | None, device):
+def _choose_with(
+    operation: str, wanted: list[str], shapes: Shapes | None, device, disabled: frozenset[str] = frozenset()
+):
     """The first implementation that honours every property in ``wanted`` and serves the
     call, whatever the number of tokens (a token-count threshold would hand a token alone
     and the same token in a batch to different implementations), or raise saying which
@@ -182,6 +259,9 @@ def _choose_with(operation: str, wanted: list[str], shapes: Shapes | None, devic
     for entry in TABLES[operation]:
         impl = entry.load()
         if not entry.auto or not set(wanted) <= set(impl.OPTIONS):
+            continue
+        if entry.name in disabled:
+            reasons.append(f"{entry.name}: disabled by {environment.variable(operation)}")
             continue
         options = {**AUTO_OPTIONS[operation], **dict.fromkeys(wanted, True)}
         reason = unsupported(operation, entry.name, device, shapes, **options)
@@ -207,6 +287,7 @@ def call(operation: str, requested: str | None, shapes: Shapes, args: tuple, opt
     """Choose the implementation for ``shapes`` (raising when the one named cannot serve)
     and run ``operation`` on the validated, normalised ``args`` with it."""
     name, impl = choose(operation, requested, shapes, options)
+    requested = effective_request(operation, requested)  # a forced implementation is lowered as named
     if shapes.num_tokens == 0:
         return _no_tokens(operation, args)
     if requested is None:  # call properties reach only the implementation that honours them
@@ -252,6 +333,9 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
             f"{record.platform} only; an artifact that also serves other platforms takes "
             "implementation=None"
         )
+        switch = _switch(operation)
+        if switch.forced == name:
+            refusal += f" (with {switch.variable} unset: {switch.source()} forces {name!r})"
         return per_platform.call(
             args, {record.platform: call_impl}, refusal, differentiate=record.platform, contexts=contexts
         )
@@ -261,8 +345,11 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
     if record.platform == "cpu":
         refusal = f"{lowered}({record.describe()}), a CPU: name the GPU the artifact is for"
     elif _entry(operation, name).fallback:
+        disabled, automatic = _switch(operation).disabled, AUTO_OPTIONS[operation]
         reasons = "; ".join(
-            f"{entry.name}: {unsupported(operation, entry.name, record, shapes, **AUTO_OPTIONS[operation])}"
+            f"{entry.name}: disabled by {environment.variable(operation)}"
+            if entry.name in disabled
+            else f"{entry.name}: {unsupported(operation, entry.name, record, shapes, **automatic)}"
             for entry in TABLES[operation]
             if not entry.fallback and entry.automatic(shapes)
         )
@@ -281,13 +368,11 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
     return per_platform.call(args, branches, refusal, differentiate=differentiate, contexts=contexts)
 
 
-def export_disabled_checks() -> list:
+def export_disabled_checks() -> list[DisabledSafetyCheck]:
     """The ``jax.export.DisabledSafetyCheck`` list that exporting this package's calls
     needs: every custom call an implementation of the tables lowers to (this package's XLA
     FFI targets, the Pallas kernel's Triton call), none of which is among jax's custom
     calls with a compatibility guarantee."""
-    from jax import export
-
     targets = sorted(
         {
             target
@@ -296,4 +381,4 @@ def export_disabled_checks() -> list:
             for target in getattr(entry.load(), "CUSTOM_CALL_TARGETS", ())
         }
     )
-    return [export.DisabledSafetyCheck.custom_call(target) for target in targets]
+    return [DisabledSafetyCheck.custom_call(target) for target in targets]

@@ -34,7 +34,7 @@ import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jax_glm_nope as jgn  # noqa: E402
-from jax_glm_nope import device, dispatch, layout  # noqa: E402
+from jax_glm_nope import device, layout  # noqa: E402
 from jax_glm_nope import testing as jt  # noqa: E402
 from jax_glm_nope.implementations import flashinfer  # noqa: E402
 from jax_glm_nope.native import targets  # noqa: E402
@@ -171,9 +171,9 @@ def main(argv=None) -> int:
 
     here = device.current()
     print(f"jax {jax.__version__}, {here.describe()}, devices {jax.devices()}")
-    reason = dispatch.unsupported("sparse_mla", "flashinfer", here, None)
-    if reason is not None:
-        print(f"implementation='flashinfer' cannot run here: {reason}")
+    served = jgn.sparse_mla_implementation(3, 8, 64)
+    if "flashinfer" not in served.serving:
+        print(f"implementation='flashinfer' cannot run here: {served.reasons['flashinfer']}")
         return 2
     library = targets.load_library()  # builds on first use (cached)
     print(f"native library: {library._name}")
@@ -187,7 +187,8 @@ def main(argv=None) -> int:
     try:
         case = glm_case(99, layout.COMPACT, 3, 8, pad=False, page_size=None)
         call = (jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices), None, 0.05)
-        chosen, _ = dispatch.choose("sparse_mla", None, None, {}, here)
+        num_tokens, num_heads, _ = case.q.shape
+        chosen = jgn.sparse_mla_implementation(num_tokens, num_heads, case.indices.shape[1]).implementation
         out_auto, _ = FN(*call, None)
         out_fi, _ = FN(*call, "flashinfer")
         same = chosen == "flashinfer" and np.array_equal(

@@ -27,12 +27,19 @@ def test_backend_was_renamed_implementation(value):
         jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32), backend=value)
 
 
-def test_write_kv_options_are_checked_like_sparse_mlas():
+def test_unknown_keywords_are_named_with_the_accepted_ones():
     latent, slots = jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32)
-    with pytest.raises(TypeError, match=r"options \['fast'\] belong to one implementation"):
-        jgn.write_kv(POOL, latent, slots, fast=True)
-    with pytest.raises(TypeError, match="option 'fast' is not accepted by implementation='xla'"):
-        jgn.write_kv(POOL, latent, slots, implementation="xla", fast=True)
+    pattern = r"write_kv\(\) got an unexpected keyword argument 'fast' \(its keywords: implementation\)"
+    for implementation in (None, "xla"):
+        with pytest.raises(TypeError, match=pattern):
+            jgn.write_kv(POOL, latent, slots, implementation=implementation, fast=True)
+    pattern = (
+        r"sparse_mla\(\) got an unexpected keyword argument 'fast' \(its keywords: implementation, "
+        r"batch_invariant, interpret, schedule\)"
+    )
+    for implementation in (None, "reference", "pallas"):
+        with pytest.raises(TypeError, match=pattern):
+            jgn.sparse_mla(Q, POOL, IDX, 0.1, implementation=implementation, fast=True)
 
 
 def _pallas(schedule):

@@ -1,0 +1,181 @@
+"""Which implementation serves a call, and why: the dispatch table asked without a call.
+
+:func:`sparse_mla_implementation` and :func:`write_kv_implementation` take the shapes of
+a call (ints, no arrays) and a :class:`~jax_glm_nope.Device` record, and answer what
+``implementation=None`` (or a named implementation) would do there, through the same
+function the call uses: on a machine without that device too (a CPU host planning for
+an H200), and without loading or building the native library for a device that is not
+this process's own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from . import device as device_mod
+from . import dispatch, environment, validate
+from .device import Device
+from .dispatch import SparseMlaImplementation, WriteKvImplementation
+from .implementations import Shapes
+from .layout import COMPACT, RowFormat
+
+INT32_LIMIT = 2**31  # slot ids are int32
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """The answer of :func:`sparse_mla_implementation` / :func:`write_kv_implementation`.
+
+    ``implementation``: the implementation that serves the call. ``serving``: every
+    implementation that could serve it if named (table order), so ``"cuda" in
+    choice.serving`` is the availability check. ``reasons``: for every other
+    implementation of the table, why it is not the one: it cannot serve (the sentence
+    the call's error would give), the environment disables it, or it serves but
+    ``implementation=None`` takes another at these shapes. ``forced_by``: the
+    environment variable and value that forced the choice, or None.
+    """
+
+    operation: str
+    implementation: str
+    device: Device
+    serving: tuple[str, ...]
+    reasons: Mapping[str, str]
+    forced_by: str | None = None
+
+    def __str__(self) -> str:
+        lines = [f"{self.operation}: {self.implementation} serves this call on {self.device.describe()}"]
+        if self.forced_by is not None:
+            lines[0] += f" (forced by {self.forced_by})"
+        lines += [f"  {name}: {reason}" for name, reason in self.reasons.items()]
+        return "\n".join(lines)
+
+
+def sparse_mla_implementation(
+    num_tokens: int,
+    num_heads: int,
+    num_candidates: int,
+    *,
+    device: Device | None = None,
+    implementation: SparseMlaImplementation | None = None,
+    batch_invariant: bool = False,
+    interpret: bool = False,
+    row_bytes: RowFormat | int = COMPACT,
+    num_slots: int = 1,
+) -> Choice:
+    """Which implementation ``sparse_mla`` would run for ``q [num_tokens, num_heads, 512]``
+    and ``indices [num_tokens, num_candidates]`` on ``device``, and why not the others.
+
+    ``device``: a :class:`~jax_glm_nope.Device` record (any machine's, e.g.
+    ``Device("cuda", "NVIDIA H200", (9, 0), 132)``) or None for this process's device (or
+    :func:`~jax_glm_nope.lowering_for`'s inside that context). ``implementation``,
+    ``batch_invariant`` and ``interpret`` are the call's. ``row_bytes`` (528/656 or a
+    ``RowFormat``) and ``num_slots`` describe the pool: only a pool of 2-4 GiB changes
+    the choice. Raises exactly what the call would raise for these shapes (a named
+    implementation that cannot serve them: a ``ValueError`` naming the device and why);
+    the environment switch ``JAX_GLM_NOPE_SPARSE_MLA`` is read now, as at a trace.
+    """
+    num_tokens = validate.check_static_int(num_tokens, "num_tokens", 0)
+    if num_tokens > validate.MAX_TOKENS:
+        raise ValueError(f"num_tokens: expected at most {validate.MAX_TOKENS}, got {num_tokens}")
+    num_heads = validate.check_static_int(num_heads, "num_heads", 1)
+    if num_heads > validate.MAX_HEADS:
+        raise ValueError(f"num_heads: expected 1 <= H <= {validate.MAX_HEADS}, got {num_heads}")
+    num_candidates = validate.check_static_int(num_candidates, "num_candidates", 1)
+    options = {}
+    if validate.check_bool(batch_invariant, "batch_invariant"):
+        options["batch_invariant"] = True
+    if validate.check_bool(interpret, "interpret"):
+        options["interpret"] = True
+    fmt, num_slots = _pool(row_bytes, num_slots)
+    shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
+    return _choice("sparse_mla", implementation, shapes, options, device)
+
+
+def write_kv_implementation(
+    num_tokens: int,
+    *,
+    device: Device | None = None,
+    implementation: WriteKvImplementation | None = None,
+    row_bytes: RowFormat | int = COMPACT,
+    num_slots: int = 1,
+) -> Choice:
+    """Which implementation ``write_kv`` would run for ``latent [num_tokens, 512]`` on
+    ``device`` (as :func:`sparse_mla_implementation`; the switch is
+    ``JAX_GLM_NOPE_WRITE_KV``). On this process's own GPU the automatic choice is
+    ``cuda`` only once the native library is built (a plain write never starts a build);
+    for another machine's device it assumes that machine has the library."""
+    num_tokens = validate.check_static_int(num_tokens, "num_tokens", 0)
+    fmt, num_slots = _pool(row_bytes, num_slots)
+    shapes = Shapes(num_tokens, 0, 0, fmt.bytes_per_token, num_slots)
+    return _choice("write_kv", implementation, shapes, {}, device)
+
+
+def _pool(row_bytes, num_slots) -> tuple[RowFormat, int]:
+    fmt = validate.check_format(row_bytes, "row_bytes")
+    num_slots = validate.check_static_int(num_slots, "num_slots", 1)
+    if num_slots >= INT32_LIMIT:
+        raise ValueError(f"num_slots: at most 2**31 - 1 slots (int32 slot ids), got {num_slots}")
+    return fmt, num_slots
+
+
+def _choice(
+    operation: str, requested: str | None, shapes: Shapes, options: dict, device: Device | None
+) -> Choice:
+    if device is not None and not isinstance(device, Device):
+        raise TypeError(f"device: expected None or a jax_glm_nope.Device, got {type(device).__name__}")
+    if device is None:
+        return _choose(operation, requested, shapes, options, device_mod.current())
+    if device_mod.lowering_target() is None and device == device_mod.local():
+        return _choose(operation, requested, shapes, options, device)  # its library must load here
+    # Another machine's device: answered as when lowering for it (its native library is
+    # that machine's, never built or loaded here).
+    with device_mod.lowering_for(device):
+        return _choose(operation, requested, shapes, options, device)
+
+
+def _choose(operation: str, requested: str | None, shapes: Shapes, options: dict, device: Device) -> Choice:
+    name, _ = dispatch.choose(operation, requested, shapes, options, device)
+    switch = environment.switch(operation, dispatch.names(operation))
+    forced_by = switch.source() if requested is None and switch.forced is not None else None
+    automatic = requested is None and forced_by is None
+    serving: list[str] = []
+    reasons: dict[str, str] = {}
+    for entry in dispatch.TABLES[operation]:
+        if entry.name in switch.disabled:
+            reasons[entry.name] = f"disabled by {switch.source()}"
+            continue
+        untaken = sorted(set(options) - set(entry.load().OPTIONS))
+        if untaken:
+            reasons[entry.name] = f"does not take {', '.join(f'{key}={options[key]!r}' for key in untaken)}"
+            continue
+        reason = dispatch.unsupported(operation, entry.name, device, shapes, **options)
+        if reason is not None:
+            reasons[entry.name] = reason
+            continue
+        serving.append(entry.name)
+        if entry.name == name:
+            continue
+        automatic_options = {**dispatch.AUTO_OPTIONS[operation], **options}
+        if forced_by is not None:
+            reasons[entry.name] = f"serves this call, but {forced_by} forces {name}"
+        elif not automatic:
+            reasons[entry.name] = f"serves this call, but implementation={name!r} is named"
+        elif not entry.auto:
+            reasons[entry.name] = "serves this call when named; implementation=None never takes it"
+        elif not options and not entry.automatic(shapes):
+            when = entry.auto_when or "at other shapes"
+            reasons[entry.name] = f"serves this call when named; implementation=None takes it {when}"
+        elif auto := dispatch.unsupported(operation, entry.name, device, shapes, **automatic_options):
+            reasons[entry.name] = f"serves this call when named; implementation=None does not take it: {auto}"
+        else:
+            reasons[entry.name] = f"serves this call, but {name} comes first in the table"
+    return Choice(
+        operation=operation,
+        implementation=name,
+        device=device,
+        serving=tuple(serving),
+        reasons=MappingProxyType(reasons),
+        forced_by=forced_by,
+    )
