@@ -252,9 +252,7 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
             f"{record.platform} only; an artifact that also serves other platforms takes "
             "implementation=None"
         )
-        return per_platform.call(
-            args, {record.platform: call_impl}, refusal, differentiate=record.platform, contexts=contexts
-        )
+        return per_platform.call(args, {record.platform: call_impl}, refusal, contexts=contexts)
     everywhere = TABLES[operation][-1]
     shared = {key: value for key, value in kwargs.items() if key not in impl.OPTIONS}
     branches = {"cpu": functools.partial(getattr(everywhere.load(), operation), **shared)}
@@ -277,8 +275,7 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
             f"{lowered}({record.describe()}), a {record.platform} device: export for "
             f"platforms=('{record.platform}',) or ('cpu', '{record.platform}')"
         )
-    differentiate = record.platform if record.platform in branches else "cpu"
-    return per_platform.call(args, branches, refusal, differentiate=differentiate, contexts=contexts)
+    return per_platform.call(args, branches, refusal, contexts=contexts)
 
 
 def export_disabled_checks() -> list:
