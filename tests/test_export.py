@@ -398,3 +398,24 @@ def test_derivatives_on_the_cpu_are_the_references():
         q = jax.device_put(args[0], NamedSharding(mesh, heads))
         got = np.asarray(mapped(q, *args[1:]), np.float32)
         np.testing.assert_allclose(got, want, rtol=2**-7, atol=0)
+
+
+@pytest.mark.parametrize(("batch", "target"), [(2, TRITON), (3, TRITON), (4, targets.SM90_SPARSE_MLA), (64, targets.SM90_SPARSE_MLA)])
+def test_a_vmapped_decode_is_dispatched_as_the_folded_call(batch, target):
+    """``jax.vmap`` over ``batch`` requests of one token each is one call over ``batch``
+    tokens, and the table chooses for those: on an H200 the same kernel as the unbatched
+    call of ``batch`` tokens (``cuda`` from ``dispatch.CUDA_MIN_TOKENS``)."""
+    args = (
+        jax.ShapeDtypeStruct((batch, 1, 16, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, 528), jnp.uint8),
+        jax.ShapeDtypeStruct((batch, 1, 2048), jnp.int32),
+    )
+    attend = jax.vmap(lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, 1 / 16), in_axes=(0, None, 0))
+    folded = (jax.ShapeDtypeStruct((batch, 16, 512), jnp.bfloat16), args[1], jax.ShapeDtypeStruct((batch, 2048), jnp.int32))
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(jax.jit(attend), args)) == {target}
+        assert _kernels(_export(_attend(), (*folded, jax.ShapeDtypeStruct((batch,), jnp.int32)))) == {target}
+        # A vmapped pool too: the pools are stacked into one, still one call of batch tokens.
+        pools = jax.ShapeDtypeStruct((batch, 512, 528), jnp.uint8)
+        stacked = jax.vmap(lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, 1 / 16))
+        assert _kernels(_export(jax.jit(stacked), (args[0], pools, args[2]))) == {target}
