@@ -22,6 +22,11 @@ CPU_CASES = [
     dict(seed=3, T=7, H=24, K=65, wide=True, rows=656, page=7),
     dict(seed=4, T=8, H=1, K=1, wide=False),
     dict(seed=5, T=6, H=3, K=2051 // 8, wide=True, lens=True, page=64),
+    # Blocks that mix magnitudes (a large row scored lowest beside the dominant small one)
+    # and scores that share one large offset, at the low and high ends of their spread.
+    dict(seed=6, T=4, H=16, K=192, data="mixed", spread=10),
+    dict(seed=7, T=3, H=8, K=130, data="mixed", spread=1000, lens=True),
+    dict(seed=8, T=4, H=16, K=160, data="offset", spread=1000),
 ]
 # Real sizes, multi-step schedules, wide-range data (the GPU flushes subnormals).
 GPU_CASES = [
@@ -38,6 +43,11 @@ GPU_CASES = [
     dict(seed=21, T=40, H=5, K=700, wide=True, lens=True),  # padded heads, several blocks per split
     dict(seed=22, T=50, H=40, K=2051, wide=True, lens=True),  # a partial group of heads (32 + 8)
     dict(seed=23, T=4, H=64, K=2176, wide=True, lens=True),  # automatic dispatch: cuda from T = 4
+    dict(seed=24, T=8, H=64, K=2048, data="mixed", spread=10),
+    dict(seed=25, T=8, H=128, K=2048, data="mixed", spread=100, lens=True),
+    dict(seed=26, T=2, H=16, K=2048, data="mixed", spread=30),
+    dict(seed=27, T=8, H=64, K=2048, data="offset", spread=1000),
+    dict(seed=28, T=33, H=32, K=2176, data="offset", spread=2000, lens=True),
 ]
 
 
@@ -53,8 +63,10 @@ def build_case(spec_items) -> tuple[jt.Case, tuple]:
         num_slots=max(512, spec["T"] * 4),
         fmt=fmt,
         page_size=spec.get("page"),
-        wide=spec["wide"],
+        wide=spec.get("wide", False),
         with_lens=spec.get("lens", False),
+        data=spec.get("data"),
+        spread=spec.get("spread"),
     )
     return case, case.reference()
 
@@ -254,4 +266,25 @@ class TestFlashInferGPU(AttentionSuite):
 @pytest.mark.gpu
 class TestAutoGPU(AttentionSuite):
     IMPLEMENTATION = None
-    CASES = GPU_CASES[:3] + GPU_CASES[-1:]  # (+ T = 4, at the dispatch threshold)
+    # (+ T = 4, at the dispatch threshold, and the mixed-magnitude and offset cases)
+    CASES = GPU_CASES[:3] + GPU_CASES[12:]
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
+@pytest.mark.parametrize("spread", [10, 30, 100, 1000])
+@pytest.mark.parametrize("num_heads", [64, 128])
+@pytest.mark.parametrize("implementation", ["cuda", None, "pallas"])
+def test_blocks_that_mix_magnitudes_on_hopper(implementation, num_heads, spread):
+    """Rows e^U(-12, 0) with one row e^12 larger in every 64-candidate block, scored lowest
+    (anti-aligned with every query) while a small row dominates: a block's largest row is
+    not its dominant candidate. 8 tokens of K = 2048 (``None`` takes ``cuda`` from 4 tokens),
+    against float64 on the dequantized values."""
+    case = jt.make_case(
+        40 + num_heads + spread, 8, num_heads, 2048, num_slots=8 * 2048 + 1, data="mixed", spread=spread,
+        hostile=False,
+    )
+    out, lse = jax.jit(
+        lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, case.sm_scale, implementation=implementation)
+    )(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label)
