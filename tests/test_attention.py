@@ -143,6 +143,49 @@ class AttentionSuite:
         out, lse = self.run_case(case)
         jt.assert_extreme(out, lse, case, **self.SCORE_LIMIT)
 
+    @pytest.mark.parametrize("rows", ["near_float32_min", "sm_scale_1e37"])
+    @pytest.mark.parametrize("num_candidates", [4, 256])
+    def test_every_score_below_the_float32_range_is_not_the_empty_sentinel(self, num_candidates, rows):
+        """Finite input whose every score lies below -FLOAT32_MAX (rows ``quantize`` writes
+        near -3e38, or ``sm_scale`` 1e37 on rows of -1 and -2, against queries of +1): the
+        scores saturate at the bottom of the range, as overflowing ones do at the top, so
+        ``lse = -FLOAT32_MAX`` exactly (never ``-inf``, which means nothing to attend) and
+        ``out`` is the mean of the candidates (docs/semantics.md, "Ranges"), never 0."""
+        latent = np.full((num_candidates, 512), -3e38, np.float32)
+        latent[num_candidates // 2] = -1e38
+        sm_scale = 1 / 16
+        if rows == "sm_scale_1e37":
+            latent = -1.0 - (np.arange(num_candidates) % 2)[:, None] * np.ones((1, 512), np.float32)
+            sm_scale = 1e37
+        pool = jgn.quantize(jnp.asarray(latent))
+        q = jnp.ones((2, 16, 512), jnp.bfloat16)
+        indices = jnp.asarray(np.stack([np.arange(num_candidates), np.arange(num_candidates)[::-1]]), jnp.int32)
+        out, lse = self.attend(q, pool, indices, sm_scale)
+        out, lse = np.asarray(out.astype(jnp.float32), np.float64), np.asarray(lse)
+        np.testing.assert_array_equal(lse, np.float32(-jt.FLOAT32_MAX))
+        mean = jt.dequantize_f64(np.asarray(pool)).mean(0)
+        error = np.linalg.norm(out - mean, axis=-1) / np.linalg.norm(mean)
+        assert error.max() <= jt.OUT_RTOL, error.max()
+
+    def test_one_row_at_the_float32_maximum_beside_ordinary_rows(self):
+        """One row ``quantize`` writes from latents at 3.4e38 (scale 7.6e35), scored far below
+        every other, among std-1 rows (scales ~5e-3, 2^127 smaller) gathered in the same
+        64-row step: the ordinary rows keep their values and weights."""
+        rng = np.random.default_rng(53)
+        direction = np.sign(rng.standard_normal(512)).astype(np.float32)
+        latent = rng.standard_normal((64, 512)).astype(np.float32)
+        latent[53] = 3.4e38 * direction
+        pool = np.asarray(jgn.quantize(jnp.asarray(latent)))
+        q = (-np.abs(rng.standard_normal((2, 8, 512))) * direction + rng.standard_normal((2, 8, 512))).astype(
+            np.float32
+        )
+        q = q.astype(jnp.bfloat16)
+        indices = np.stack([np.arange(64), rng.permutation(64)]).astype(np.int32)
+        out, lse = self.attend(jnp.asarray(q), jnp.asarray(pool), jnp.asarray(indices), 1 / 16)
+        ref = jt.reference_f64(q.astype(np.float32), pool, indices, None, 1 / 16)
+        assert np.abs(ref[1]).max() < 100  # the large row's weight is 0 in every head
+        jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref)
+
     def test_under_jax_enable_x64(self):
         """64-bit mode (common in scientific JAX code) changes nothing: int32/bf16/f32 in and
         out, the same bound."""
