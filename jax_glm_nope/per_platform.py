@@ -220,7 +220,9 @@ def _transpose(cotangents, *args, branches, refusal):
 ad.primitive_transposes[_per_platform_p] = _transpose
 
 
-def call(args: tuple, branches: dict[str, Callable], refusal: str, *, contexts: dict[str, Callable] | None = None):
+def call(
+    args: tuple, branches: dict[str, Callable], refusal: str, *, contexts: dict[str, Callable] | None = None
+):
     """``branches[p](*args)`` when lowered for platform ``p``; for a platform without a
     branch, lowering raises ``ValueError(refusal)`` with ``{platform}`` replaced by its
     name, also for every derivative of the call. ``contexts[p]`` (a context-manager

@@ -159,7 +159,8 @@ class AttentionSuite:
             sm_scale = 1e37
         pool = jgn.quantize(jnp.asarray(latent))
         q = jnp.ones((2, 16, 512), jnp.bfloat16)
-        indices = jnp.asarray(np.stack([np.arange(num_candidates), np.arange(num_candidates)[::-1]]), jnp.int32)
+        order = np.arange(num_candidates)
+        indices = jnp.asarray(np.stack([order, order[::-1]]), jnp.int32)
         out, lse = self.attend(q, pool, indices, sm_scale)
         out, lse = np.asarray(out.astype(jnp.float32), np.float64), np.asarray(lse)
         np.testing.assert_array_equal(lse, np.float32(-jt.FLOAT32_MAX))
@@ -324,10 +325,18 @@ def test_blocks_that_mix_magnitudes_on_hopper(implementation, num_heads, spread)
     not its dominant candidate. 8 tokens of K = 2048 (``None`` takes ``cuda`` from 4 tokens),
     against float64 on the dequantized values."""
     case = jt.make_case(
-        40 + num_heads + spread, 8, num_heads, 2048, num_slots=8 * 2048 + 1, data="mixed", spread=spread,
+        40 + num_heads + spread,
+        8,
+        num_heads,
+        2048,
+        num_slots=8 * 2048 + 1,
+        data="mixed",
+        spread=spread,
         hostile=False,
     )
-    out, lse = jax.jit(
-        lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, case.sm_scale, implementation=implementation)
-    )(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, case.sm_scale, implementation=implementation)
+
+    out, lse = jax.jit(attend)(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
     jt.assert_spec3(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label)

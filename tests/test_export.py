@@ -350,9 +350,10 @@ def test_a_derivative_is_refused_for_a_gpu_as_the_call_is(how, platforms, record
     without a device record (or for a GPU without a kernel) a lowering error, never the
     reference's derivative inside the CUDA branch."""
     where = "on a host without a GPU" if record is None else "no kernel serves"
+    refused = rf"sparse_mla\(implementation=None\) is being lowered for cuda.*{where}"
     with (
         jgn.lowering_for(record) if record is not None else contextlib.nullcontext(),
-        pytest.raises(ValueError, match=rf"sparse_mla\(implementation=None\) is being lowered for cuda.*{where}"),
+        pytest.raises(ValueError, match=refused),
     ):
         _export(jax.jit(_derivatives()[how]), _args(8, 16), platforms)
 
@@ -392,15 +393,16 @@ def test_derivatives_on_the_cpu_are_the_references():
     if len(devices) == 2:
         mesh = jax.make_mesh((2,), ("x",), devices=devices)
         heads = P(None, "x")
-        mapped = jax.jit(
-            jax.shard_map(grad, mesh=mesh, in_specs=(heads, P(), P(), P()), out_specs=heads)
-        )
+        mapped = jax.jit(jax.shard_map(grad, mesh=mesh, in_specs=(heads, P(), P(), P()), out_specs=heads))
         q = jax.device_put(args[0], NamedSharding(mesh, heads))
         got = np.asarray(mapped(q, *args[1:]), np.float32)
         np.testing.assert_allclose(got, want, rtol=2**-7, atol=0)
 
 
-@pytest.mark.parametrize(("batch", "target"), [(2, TRITON), (3, TRITON), (4, targets.SM90_SPARSE_MLA), (64, targets.SM90_SPARSE_MLA)])
+@pytest.mark.parametrize(
+    ("batch", "target"),
+    [(2, TRITON), (3, TRITON), (4, targets.SM90_SPARSE_MLA), (64, targets.SM90_SPARSE_MLA)],
+)
 def test_a_vmapped_decode_is_dispatched_as_the_folded_call(batch, target):
     """``jax.vmap`` over ``batch`` requests of one token each is one call over ``batch``
     tokens, and the table chooses for those: on an H200 the same kernel as the unbatched
@@ -411,7 +413,11 @@ def test_a_vmapped_decode_is_dispatched_as_the_folded_call(batch, target):
         jax.ShapeDtypeStruct((batch, 1, 2048), jnp.int32),
     )
     attend = jax.vmap(lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, 1 / 16), in_axes=(0, None, 0))
-    folded = (jax.ShapeDtypeStruct((batch, 16, 512), jnp.bfloat16), args[1], jax.ShapeDtypeStruct((batch, 2048), jnp.int32))
+    folded = (
+        jax.ShapeDtypeStruct((batch, 16, 512), jnp.bfloat16),
+        args[1],
+        jax.ShapeDtypeStruct((batch, 2048), jnp.int32),
+    )
     with jgn.lowering_for(H200):
         assert _kernels(_export(jax.jit(attend), args)) == {target}
         assert _kernels(_export(_attend(), (*folded, jax.ShapeDtypeStruct((batch,), jnp.int32)))) == {target}
