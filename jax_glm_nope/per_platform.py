@@ -70,7 +70,10 @@ def _specs(args):
 
 def _varying(aval) -> frozenset:
     """The mesh axes a value of ``aval`` varies over inside ``shard_map``."""
-    return frozenset(getattr(getattr(aval, "manual_axis_type", None), "varying", None) or ())
+    axes = getattr(aval, "vma", None)  # spelled ``vma`` by some jax releases
+    if axes is None:
+        axes = getattr(getattr(aval, "manual_axis_type", None), "varying", None)
+    return frozenset(axes or ())
 
 
 @_per_platform_p.def_abstract_eval
@@ -84,10 +87,11 @@ def _abstract_eval(*avals, branches, refusal):
         return outs
     like = next(a for a in avals if _varying(a) == axes)  # every operand, after call()
     mesh = like.sharding.mesh
+    mesh_axes = {"vma": like.vma} if hasattr(like, "vma") else {"manual_axis_type": like.manual_axis_type}
     return [
         out.update(
             sharding=jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*[None] * out.ndim)),
-            manual_axis_type=like.manual_axis_type,
+            **mesh_axes,
         )
         for out in outs
     ]
