@@ -32,12 +32,13 @@ import importlib
 from collections.abc import Callable
 from typing import Literal
 
+import jax
 import jax.numpy as jnp
 from jax.export import DisabledSafetyCheck
 
 from . import device as device_mod
 from . import environment, per_platform, unresolved
-from .implementations import Shapes
+from .implementations import Shapes, batching
 from .layout import HEAD_DIM
 
 
@@ -285,14 +286,45 @@ def _no_tokens(operation: str, args: tuple):
 
 def call(operation: str, requested: str | None, shapes: Shapes, args: tuple, options: dict, **kwargs):
     """Choose the implementation for ``shapes`` (raising when the one named cannot serve)
-    and run ``operation`` on the validated, normalised ``args`` with it."""
+    and run ``operation`` on the validated, normalised ``args`` with it.
+
+    An automatic ``sparse_mla`` that a kernel serves is chosen again under ``jax.vmap``:
+    the batch becomes one call over ``batch * T`` tokens (:func:`~jax_glm_nope.
+    implementations.batching.fold_batch`), and the table answers for those tokens, as it
+    does for the same tokens written as one call (64 vmapped decodes of one token each
+    are one 64-token call). The plain-jnp fallback serves every T, so it is vmapped as it is.
+    """
     name, impl = choose(operation, requested, shapes, options)
     requested = effective_request(operation, requested)  # a forced implementation is lowered as named
     if shapes.num_tokens == 0:
         return _no_tokens(operation, args)
+    if requested is None and operation == "sparse_mla" and not _entry(operation, name).fallback:
+        return _chosen_for_the_folded_batch(options, kwargs)(*args)
+    return _run_chosen(operation, requested, name, impl, shapes, args, options, kwargs)
+
+
+def _run_chosen(operation, requested, name, impl, shapes, args, options, kwargs):
     if requested is None:  # call properties reach only the implementation that honours them
         options = {key: value for key, value in options.items() if key in impl.OPTIONS}
     return run(operation, requested, name, impl, shapes, args, **kwargs, **options)
+
+
+def _chosen_for_the_folded_batch(options: dict, kwargs: dict):
+    """The automatic ``sparse_mla`` as a function of its normalised arguments, choosing from
+    the shapes it is traced with; under ``jax.vmap`` it folds the batch and chooses again."""
+
+    @jax.custom_batching.custom_vmap
+    def attend(q, pool, indices, topk_lens):
+        num_slots, row_bytes = pool.shape
+        shapes = Shapes(q.shape[0], q.shape[1], indices.shape[1], row_bytes, num_slots)
+        name, impl = choose("sparse_mla", None, shapes, options)
+        args = (q, pool, indices, topk_lens)
+        if shapes.num_tokens == 0:
+            return _no_tokens("sparse_mla", args)
+        return _run_chosen("sparse_mla", None, name, impl, shapes, args, options, kwargs)
+
+    attend.def_vmap(functools.partial(batching.fold_batch, call=attend))
+    return attend
 
 
 def run(operation: str, requested: str | None, name: str, impl, shapes: Shapes, args: tuple, **kwargs):
@@ -336,9 +368,7 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
         switch = _switch(operation)
         if switch.forced == name:
             refusal += f" (with {switch.variable} unset: {switch.source()} forces {name!r})"
-        return per_platform.call(
-            args, {record.platform: call_impl}, refusal, differentiate=record.platform, contexts=contexts
-        )
+        return per_platform.call(args, {record.platform: call_impl}, refusal, contexts=contexts)
     everywhere = TABLES[operation][-1]
     shared = {key: value for key, value in kwargs.items() if key not in impl.OPTIONS}
     branches = {"cpu": functools.partial(getattr(everywhere.load(), operation), **shared)}
@@ -364,8 +394,7 @@ def _lowered_for(operation, record, requested, name, impl, shapes, args, kwargs)
             f"{lowered}({record.describe()}), a {record.platform} device: export for "
             f"platforms=('{record.platform}',) or ('cpu', '{record.platform}')"
         )
-    differentiate = record.platform if record.platform in branches else "cpu"
-    return per_platform.call(args, branches, refusal, differentiate=differentiate, contexts=contexts)
+    return per_platform.call(args, branches, refusal, contexts=contexts)
 
 
 def export_disabled_checks() -> list[DisabledSafetyCheck]:

@@ -13,10 +13,14 @@ lowering. So this primitive's lowering rules are registered per platform: jax em
 when the call was (what is lowered is what was chosen, whatever the context at lowering
 time).
 
-The primitive has shapes, a batching rule and a JVP rule (the branch chosen for the
-record is differentiated: the kernels raise their "not differentiable" error; the
-reference differentiates). Inside ``shard_map`` its results vary over the union of
-its operands' mesh axes, as every custom call of the package does.
+The primitive has shapes, a batching rule, a JVP rule and a transpose rule, all of which
+keep the per-platform form: the derivative of the call is again one branch per platform
+(each platform's branch differentiated: the kernels raise their "not differentiable"
+error when it is traced, the reference differentiates), and a platform without a branch
+still refuses at lowering. So ``jax.grad``, ``jax.jvp``, ``jax.linearize`` or ``jax.vjp``
+of the call lower for a platform exactly what the plain call does, never one platform's
+derivative inside another's artifact. Inside ``shard_map`` its results vary over the
+union of its operands' mesh axes, as every custom call of the package does.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import contextlib
 from collections.abc import Callable
 
 import jax
+import numpy as np
 from jax.extend import core as jex_core
 from jax.interpreters import ad, batching, mlir
 
@@ -63,10 +68,33 @@ def _specs(args):
     return [jax.ShapeDtypeStruct(jax.numpy.shape(a), jax.numpy.result_type(a)) for a in args]
 
 
+def _varying(aval) -> frozenset:
+    """The mesh axes a value of ``aval`` varies over inside ``shard_map``."""
+    axes = getattr(aval, "vma", None)  # spelled ``vma`` by some jax releases
+    if axes is None:
+        axes = getattr(getattr(aval, "manual_axis_type", None), "varying", None)
+    return frozenset(axes or ())
+
+
 @_per_platform_p.def_abstract_eval
-def _abstract_eval(*avals, branches, refusal, differentiate):
-    del avals, refusal, differentiate
-    return list(branches[0].jaxpr.out_avals)
+def _abstract_eval(*avals, branches, refusal):
+    del refusal
+    outs = list(branches[0].jaxpr.out_avals)
+    # Inside shard_map the results vary over the operands' mesh axes (call() gives every
+    # operand their union), so that a derivative's cotangents are never summed over them.
+    axes = frozenset().union(*map(_varying, avals))
+    if not axes:
+        return outs
+    like = next(a for a in avals if _varying(a) == axes)  # every operand, after call()
+    mesh = like.sharding.mesh
+    mesh_axes = {"vma": like.vma} if hasattr(like, "vma") else {"manual_axis_type": like.manual_axis_type}
+    return [
+        out.update(
+            sharding=jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*[None] * out.ndim)),
+            **mesh_axes,
+        )
+        for out in outs
+    ]
 
 
 @_per_platform_p.def_impl
@@ -80,8 +108,7 @@ def _branch_for(branches, platform: str):
 
 
 def _lowering(platform: str | None):
-    def rule(ctx, *args, branches, refusal, differentiate):
-        del differentiate
+    def rule(ctx, *args, branches, refusal):
         names = (platform,) if platform else tuple(ctx.platforms or ctx.module_context.platforms)
         branch = _branch_for(branches, names[0]) if len(names) == 1 else None
         if branch is None:
@@ -96,7 +123,22 @@ for _platform in PLATFORMS:
     mlir.register_lowering(_per_platform_p, _lowering(_platform), platform=_platform)
 
 
-def _batch(args, dims, *, branches, refusal, differentiate):
+def _bind(args, functions: dict[str, Callable], contexts: dict, refusal: str) -> list:
+    """``functions[p](*args)`` (a flat list of arrays) per platform ``p``, as one primitive
+    (the branches are traced on plain shapes: mesh axes are the abstract evaluation's)."""
+    specs = _specs(args)
+    built = tuple(Branch(p, _trace(fn, specs)[0], contexts.get(p)) for p, fn in functions.items())
+    assert all(b.jaxpr.out_avals == built[0].jaxpr.out_avals for b in built), "branches differ in type"
+    return _per_platform_p.bind(*args, branches=built, refusal=refusal)
+
+
+def _derived(branches, derive: Callable, args, refusal: str) -> list:
+    """One primitive whose branch for each platform is ``derive`` of that platform's branch."""
+    functions = {b.platform: derive(jex_core.jaxpr_as_fun(b.jaxpr)) for b in branches}
+    return _bind(args, functions, {b.platform: b.context for b in branches}, refusal)
+
+
+def _batch(args, dims, *, branches, refusal):
     axes = tuple(dims)
     specs = _specs(args)
     batched = tuple(
@@ -105,46 +147,102 @@ def _batch(args, dims, *, branches, refusal, differentiate):
         )
         for b in branches
     )
-    outs = _per_platform_p.bind(*args, branches=batched, refusal=refusal, differentiate=differentiate)
+    outs = _per_platform_p.bind(*args, branches=batched, refusal=refusal)
     return outs, [0] * len(outs)
 
 
 batching.primitive_batchers[_per_platform_p] = _batch
 
 
-def _jvp(primals, tangents, *, branches, refusal, differentiate):
-    outs = _per_platform_p.bind(*primals, branches=branches, refusal=refusal, differentiate=differentiate)
-    branch = _branch_for(branches, differentiate) or branches[0]
-    tangents = [ad.instantiate_zeros(t) for t in tangents]
-    _, tangents_out = jax.jvp(jex_core.jaxpr_as_fun(branch.jaxpr), tuple(primals), tuple(tangents))
-    return outs, list(tangents_out)
+def _has_tangent(dtype) -> bool:
+    return jax.numpy.issubdtype(dtype, jax.numpy.inexact)
+
+
+def _zero_tangent(aval):
+    """The zero tangent of a value shaped like ``aval`` (float0 for integers)."""
+    if _has_tangent(aval.dtype):
+        return jax.numpy.zeros(aval.shape, aval.dtype)
+    return np.zeros(aval.shape, jax.dtypes.float0)
+
+
+def _jvp(primals, tangents, *, branches, refusal):
+    outs = _per_platform_p.bind(*primals, branches=branches, refusal=refusal)
+    out_avals = branches[0].jaxpr.out_avals
+    given = [type(t) is not ad.Zero and _has_tangent(jax.typeof(t).dtype) for t in tangents]
+    differentiable = [_has_tangent(aval.dtype) for aval in out_avals]
+    zeros = [ad.Zero(aval.to_tangent_aval()) for aval in out_avals]
+    if not any(differentiable) or not any(given):
+        return outs, zeros
+    in_avals = [jax.typeof(p) for p in primals]
+
+    def tangent_of(fn):
+        def tangent(*xs):
+            values, supplied = xs[: len(primals)], iter(xs[len(primals) :])
+            full = [next(supplied) if g else _zero_tangent(a) for g, a in zip(given, in_avals, strict=True)]
+            _, out_tangents = jax.jvp(fn, tuple(values), tuple(full))
+            return [t for t, d in zip(out_tangents, differentiable, strict=True) if d]
+
+        return tangent
+
+    supplied = [t for t, g in zip(tangents, given, strict=True) if g]
+    computed = iter(_derived(branches, tangent_of, [*primals, *supplied], refusal))
+    return outs, [next(computed) if d else z for d, z in zip(differentiable, zeros, strict=True)]
 
 
 ad.primitive_jvps[_per_platform_p] = _jvp
 
 
+def _transpose(cotangents, *args, branches, refusal):
+    # Only a tangent primitive of _jvp is transposed: linear in its undefined operands.
+    linear = [ad.is_undefined_primal(a) for a in args]
+    known = [a for a, is_linear in zip(args, linear, strict=True) if not is_linear]
+    linear_avals = [a.aval for a, is_linear in zip(args, linear, strict=True) if is_linear]
+    out_avals = branches[0].jaxpr.out_avals
+    given = [type(c) is not ad.Zero for c in cotangents]
+    if not any(given):
+        return [ad.Zero(a.aval) if is_linear else None for a, is_linear in zip(args, linear, strict=True)]
+
+    def transpose_of(fn):
+        def transposed(*xs):
+            values, supplied = xs[: len(known)], iter(xs[len(known) :])
+
+            def linear_part(*inputs):
+                inputs, others = iter(inputs), iter(values)
+                return fn(*[next(inputs) if is_linear else next(others) for is_linear in linear])
+
+            _, pullback = jax.vjp(linear_part, *(_zero_tangent(a) for a in linear_avals))
+            full = [next(supplied) if g else _zero_tangent(a) for g, a in zip(given, out_avals, strict=True)]
+            return list(pullback(full))
+
+        return transposed
+
+    supplied = [c for c, g in zip(cotangents, given, strict=True) if g]
+    computed = iter(_derived(branches, transpose_of, [*known, *supplied], refusal))
+    return [next(computed) if is_linear else None for is_linear in linear]
+
+
+ad.primitive_transposes[_per_platform_p] = _transpose
+
+
 def call(
-    args: tuple,
-    branches: dict[str, Callable],
-    refusal: str,
-    *,
-    differentiate: str,
-    contexts: dict[str, Callable] | None = None,
+    args: tuple, branches: dict[str, Callable], refusal: str, *, contexts: dict[str, Callable] | None = None
 ):
     """``branches[p](*args)`` when lowered for platform ``p``; for a platform without a
     branch, lowering raises ``ValueError(refusal)`` with ``{platform}`` replaced by its
-    name. Differentiation goes through ``branches[differentiate]``; ``contexts[p]`` (a
-    context-manager factory) is entered while platform ``p``'s branch is lowered."""
+    name, also for every derivative of the call. ``contexts[p]`` (a context-manager
+    factory) is entered while platform ``p``'s branch (or its derivative) is lowered."""
     contexts = contexts or {}
+    trees = {}
 
-    def bound(*xs):
-        specs = _specs(xs)
-        traced = {p: _trace(fn, specs) for p, fn in branches.items()}
-        (first_jaxpr, tree), *rest = traced.values()
-        for jaxpr, other in rest:
-            assert other == tree and jaxpr.out_avals == first_jaxpr.out_avals, "branches differ in type"
-        built = tuple(Branch(p, jaxpr, contexts.get(p)) for p, (jaxpr, _) in traced.items())
-        outs = _per_platform_p.bind(*xs, branches=built, refusal=refusal, differentiate=differentiate)
-        return jax.tree.unflatten(tree, outs)
+    def flat(fn):
+        def flattened(*xs):
+            leaves, trees[fn] = jax.tree.flatten(fn(*xs))
+            return leaves
 
-    return with_varying_axes(bound)(*args)
+        return flattened
+
+    functions = {p: flat(fn) for p, fn in branches.items()}
+    outs = with_varying_axes(lambda *xs: _bind(xs, functions, contexts, refusal))(*args)
+    (tree, *others) = trees.values()
+    assert all(other == tree for other in others), "branches differ in type"
+    return jax.tree.unflatten(tree, outs)

@@ -270,18 +270,51 @@ def make_case(
     wide: bool = False,
     with_lens: bool = False,
     sm_scale: float | None = None,
+    data: str | None = None,
+    spread: float | None = None,
+    hostile: bool = True,
 ) -> Case:
-    """A hostile case. ``wide``: per-row magnitudes spread by e^N(0, 1.5) (e^+-4 and beyond),
-    tile-scale ratios up to 2^24 in a row, negative and zero scales, large-norm query
-    heads, attention-sink candidates and all-equal scores: score spreads of hundreds of
-    nats inside one token."""
+    """A hostile case: holes, out-of-range ids and duplicates in ``indices``
+    (:func:`hostile_indices`; ``hostile=False``: valid ids only), every unreferenced row
+    poisoned. ``data`` (default ``"wide"`` if ``wide`` else ``"tame"``) is one of
+    :data:`DATA_KINDS`:
+
+    - ``"tame"``: std-1 latents and queries;
+    - ``"wide"``: per-row magnitudes spread by e^N(0, 1.5) (e^+-4 and beyond), tile-scale
+      ratios up to 2^24 in a row, negative and zero scales, large-norm query heads,
+      attention-sink candidates and all-equal scores: score spreads of hundreds of nats
+      inside one token;
+    - ``"mixed"``: rows e^U(-12, 0), and in every block of 64 candidates of a token one row
+      e^12 larger, anti-aligned with every query (it scores lowest) while a small row
+      dominates the softmax: a block's largest row is not its dominant candidate. ``spread``
+      (default 10) is the mean spread of the ordinary rows' scores, in nats;
+    - ``"offset"``: scores that share one large common offset: every query is nearly
+      parallel to one direction ``mu``, every key is ``mu`` plus a variation orthogonal to
+      all the queries, of the same norm. The scores differ only by the codes' rounding,
+      the values as much as they agree. ``spread`` (default 1000) is the mean score, nats.
+
+    ``sm_scale`` given overrides the one ``spread`` calibrates."""
+    data = ("wide" if wide else "tame") if data is None else data
+    if data not in DATA_KINDS:
+        raise ValueError(f"data: expected one of {DATA_KINDS}, got {data!r}")
     rng = np.random.default_rng(seed)
-    indices = hostile_indices(rng, num_tokens, num_candidates, num_slots)
+    if hostile:
+        indices = hostile_indices(rng, num_tokens, num_candidates, num_slots)
+    else:
+        indices = np.stack([rng.permutation(num_slots)[:num_candidates] for _ in range(num_tokens)])
+        indices = indices.reshape(num_tokens, num_candidates).astype(np.int32)
     topk_lens = None
     if with_lens:
         topk_lens = rng.integers(-2, num_candidates + 3, num_tokens).astype(np.int32)
     q = rng.standard_normal((num_tokens, num_heads, HEAD_DIM)).astype(np.float32)
-    pool = quantize_f64(_latents(rng, num_slots, wide), fmt)
+    if data == "mixed":
+        q, latent, big = _mixed(rng, q, indices, topk_lens, num_slots)
+    elif data == "offset":
+        q, latent = _common_offset(rng, q, num_slots)
+    else:
+        latent = _latents(rng, num_slots, data == "wide")
+    pool = quantize_f64(latent, fmt)
+    wide = data == "wide"
     if wide:
         scales = pool[:, 512:528].copy().view("<f4")
         flip = rng.random(scales.shape) < 0.1  # negative scales
@@ -296,15 +329,76 @@ def make_case(
         if num_tokens > 6:
             q[6, :2] = 0.0  # all-equal scores
     pool = poison_inactive(pool, indices, topk_lens)
+    q16 = q.astype(ml_dtypes.bfloat16)
+    if sm_scale is None:
+        if data == "mixed":
+            sm_scale = _calibrated(q16, pool, indices, topk_lens, spread or 10.0, "spread", exclude=big)
+        elif data == "offset":
+            sm_scale = _calibrated(q16, pool, indices, topk_lens, spread or 1000.0, "mean")
+        else:
+            sm_scale = 1 / 16 if wide else float(rng.uniform(0.02, 0.1))
     if page_size is not None:
         pages = -(-num_slots // page_size)
         extra = np.broadcast_to(poison_row(fmt), (pages * page_size - num_slots, fmt.bytes_per_token))
         pool = np.concatenate([pool, extra]).reshape(pages, page_size, fmt.bytes_per_token)
-    if sm_scale is None:
-        sm_scale = 1 / 16 if wide else float(rng.uniform(0.02, 0.1))
-    q16 = q.astype(ml_dtypes.bfloat16)
-    label = f"seed={seed} T={num_tokens} H={num_heads} K={num_candidates} {'wide' if wide else 'tame'}"
-    return Case(q16, pool, indices, topk_lens, sm_scale, label)
+    label = f"seed={seed} T={num_tokens} H={num_heads} K={num_candidates} {data}"
+    if spread is not None:
+        label += f" {spread:g} nats"
+    return Case(q16, pool, indices, topk_lens, float(sm_scale), label)
+
+
+DATA_KINDS = ("tame", "wide", "mixed", "offset")
+BLOCK = 64  # candidates per loop step of the kernels: the unit the "mixed" data is built on
+
+
+def _mixed(rng, q, indices, topk_lens, num_slots):
+    """Queries, latents and the set of large slots of the ``"mixed"`` data (make_case)."""
+    num_tokens, num_candidates = indices.shape
+    direction = np.sign(rng.standard_normal(HEAD_DIM)).astype(np.float32)
+    latent = rng.standard_normal((num_slots, HEAD_DIM)) * np.exp(rng.uniform(-12, 0, (num_slots, 1)))
+    active = active_mask(indices, topk_lens, num_slots)
+    big = set()
+    for t in range(num_tokens):
+        for start in range(0, num_candidates, BLOCK):
+            columns = np.flatnonzero(active[t, start : start + BLOCK]) + start
+            if columns.size:
+                big.add(int(indices[t, rng.choice(columns)]))
+    big = np.array(sorted(big), np.int64)
+    magnitude = np.abs(rng.standard_normal((big.size, HEAD_DIM)))
+    latent[big] = -magnitude * direction * np.exp(12.0)
+    # Every query leans towards the direction the large rows point away from.
+    q = np.abs(q) * direction * 0.5 + rng.standard_normal(q.shape)
+    return q.astype(np.float32), latent.astype(np.float32), big
+
+
+def _common_offset(rng, q, num_slots):
+    """Queries and latents of the ``"offset"`` data (make_case)."""
+    mu = rng.standard_normal(HEAD_DIM)
+    basis = rng.standard_normal((16, HEAD_DIM))  # every query is mu + a mix of these
+    mix = rng.standard_normal((*q.shape[:2], 16)) / 4.0
+    q = mu + 0.05 * (mix @ basis)
+    span, _ = np.linalg.qr(np.concatenate([mu[None], basis]).T)  # [512, 17]
+    noise = rng.standard_normal((num_slots, HEAD_DIM))
+    noise -= (noise @ span) @ span.T
+    noise *= np.linalg.norm(mu) / np.linalg.norm(noise, axis=1, keepdims=True)
+    return q.astype(np.float32), (mu + noise).astype(np.float32)
+
+
+def _calibrated(q16, pool, indices, topk_lens, target, what, exclude=()):
+    """The ``sm_scale`` that makes the mean over (token, head) of the active candidates'
+    score ``"spread"`` (max - min, ``exclude``'s slots left out) or ``"mean"`` (mean
+    score) equal ``target`` nats."""
+    q = q16.astype(np.float64)
+    active = active_mask(indices, topk_lens, len(pool))
+    measures = []
+    for t in range(len(indices)):
+        slots = indices[t][active[t]]
+        slots = slots[~np.isin(slots, exclude)]
+        if slots.size:
+            raw = q[t] @ dequantize_f64(pool[slots]).T  # [H, n]
+            measures.append(raw.max(1) - raw.min(1) if what == "spread" else raw.mean(1))
+    measure = float(np.mean(np.concatenate(measures))) if measures else 1.0
+    return target / measure if measure > 0 else 1.0
 
 
 # ------------------------------------------------------------ extreme ranges

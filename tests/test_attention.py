@@ -22,6 +22,11 @@ CPU_CASES = [
     dict(seed=3, T=7, H=24, K=65, wide=True, rows=656, page=7),
     dict(seed=4, T=8, H=1, K=1, wide=False),
     dict(seed=5, T=6, H=3, K=2051 // 8, wide=True, lens=True, page=64),
+    # Blocks that mix magnitudes (a large row scored lowest beside the dominant small one)
+    # and scores that share one large offset, at the low and high ends of their spread.
+    dict(seed=6, T=4, H=16, K=192, data="mixed", spread=10),
+    dict(seed=7, T=3, H=8, K=130, data="mixed", spread=1000, lens=True),
+    dict(seed=8, T=4, H=16, K=160, data="offset", spread=1000),
 ]
 # Real sizes, multi-step schedules, wide-range data (the GPU flushes subnormals).
 GPU_CASES = [
@@ -38,6 +43,11 @@ GPU_CASES = [
     dict(seed=21, T=40, H=5, K=700, wide=True, lens=True),  # padded heads, several blocks per split
     dict(seed=22, T=50, H=40, K=2051, wide=True, lens=True),  # a partial group of heads (32 + 8)
     dict(seed=23, T=4, H=64, K=2176, wide=True, lens=True),  # automatic dispatch: cuda from T = 4
+    dict(seed=24, T=8, H=64, K=2048, data="mixed", spread=10),
+    dict(seed=25, T=8, H=128, K=2048, data="mixed", spread=100, lens=True),
+    dict(seed=26, T=2, H=16, K=2048, data="mixed", spread=30),
+    dict(seed=27, T=8, H=64, K=2048, data="offset", spread=1000),
+    dict(seed=28, T=33, H=32, K=2176, data="offset", spread=2000, lens=True),
 ]
 
 
@@ -53,8 +63,10 @@ def build_case(spec_items) -> tuple[jt.Case, tuple]:
         num_slots=max(512, spec["T"] * 4),
         fmt=fmt,
         page_size=spec.get("page"),
-        wide=spec["wide"],
+        wide=spec.get("wide", False),
         with_lens=spec.get("lens", False),
+        data=spec.get("data"),
+        spread=spec.get("spread"),
     )
     return case, case.reference()
 
@@ -130,6 +142,50 @@ class AttentionSuite:
         case = jt.extreme_case(kind)
         out, lse = self.run_case(case)
         jt.assert_extreme(out, lse, case, **self.SCORE_LIMIT)
+
+    @pytest.mark.parametrize("rows", ["near_float32_min", "sm_scale_1e37"])
+    @pytest.mark.parametrize("num_candidates", [4, 256])
+    def test_every_score_below_the_float32_range_is_not_the_empty_sentinel(self, num_candidates, rows):
+        """Finite input whose every score lies below -FLOAT32_MAX (rows ``quantize`` writes
+        near -3e38, or ``sm_scale`` 1e37 on rows of -1 and -2, against queries of +1): the
+        scores saturate at the bottom of the range, as overflowing ones do at the top, so
+        ``lse = -FLOAT32_MAX`` exactly (never ``-inf``, which means nothing to attend) and
+        ``out`` is the mean of the candidates (docs/semantics.md, "Ranges"), never 0."""
+        latent = np.full((num_candidates, 512), -3e38, np.float32)
+        latent[num_candidates // 2] = -1e38
+        sm_scale = 1 / 16
+        if rows == "sm_scale_1e37":
+            latent = -1.0 - (np.arange(num_candidates) % 2)[:, None] * np.ones((1, 512), np.float32)
+            sm_scale = 1e37
+        pool = jgn.quantize(jnp.asarray(latent))
+        q = jnp.ones((2, 16, 512), jnp.bfloat16)
+        order = np.arange(num_candidates)
+        indices = jnp.asarray(np.stack([order, order[::-1]]), jnp.int32)
+        out, lse = self.attend(q, pool, indices, sm_scale)
+        out, lse = np.asarray(out.astype(jnp.float32), np.float64), np.asarray(lse)
+        np.testing.assert_array_equal(lse, np.float32(-jt.FLOAT32_MAX))
+        mean = jt.dequantize_f64(np.asarray(pool)).mean(0)
+        error = np.linalg.norm(out - mean, axis=-1) / np.linalg.norm(mean)
+        assert error.max() <= jt.OUT_RTOL, error.max()
+
+    def test_one_row_at_the_float32_maximum_beside_ordinary_rows(self):
+        """One row ``quantize`` writes from latents at 3.4e38 (scale 7.6e35), scored far below
+        every other, among std-1 rows (scales ~5e-3, 2^127 smaller) gathered in the same
+        64-row step: the ordinary rows keep their values and weights."""
+        rng = np.random.default_rng(53)
+        direction = np.sign(rng.standard_normal(512)).astype(np.float32)
+        latent = rng.standard_normal((64, 512)).astype(np.float32)
+        latent[53] = 3.4e38 * direction
+        pool = np.asarray(jgn.quantize(jnp.asarray(latent)))
+        q = (-np.abs(rng.standard_normal((2, 8, 512))) * direction + rng.standard_normal((2, 8, 512))).astype(
+            np.float32
+        )
+        q = q.astype(jnp.bfloat16)
+        indices = np.stack([np.arange(64), rng.permutation(64)]).astype(np.int32)
+        out, lse = self.attend(jnp.asarray(q), jnp.asarray(pool), jnp.asarray(indices), 1 / 16)
+        ref = jt.reference_f64(q.astype(np.float32), pool, indices, None, 1 / 16)
+        assert np.abs(ref[1]).max() < 100  # the large row's weight is 0 in every head
+        jt.assert_accurate(np.asarray(out.astype(jnp.float32)), np.asarray(lse), *ref)
 
     def test_under_jax_enable_x64(self):
         """64-bit mode (common in scientific JAX code) changes nothing: int32/bf16/f32 in and
@@ -254,4 +310,35 @@ class TestFlashInferGPU(AttentionSuite):
 @pytest.mark.gpu
 class TestAutoGPU(AttentionSuite):
     IMPLEMENTATION = None
-    CASES = GPU_CASES[:3] + GPU_CASES[-1:]  # (+ T = 4, at the dispatch threshold)
+    # (+ T = 4, at the dispatch threshold, and the mixed-magnitude and offset cases)
+    CASES = GPU_CASES[:3] + GPU_CASES[12:]
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
+@pytest.mark.parametrize("spread", [10, 30, 100, 1000])
+@pytest.mark.parametrize("num_heads", [64, 128])
+@pytest.mark.parametrize("implementation", ["cuda", None, "pallas"])
+def test_blocks_that_mix_magnitudes_on_hopper(implementation, num_heads, spread):
+    """Rows e^U(-12, 0) with one row e^12 larger in every 64-candidate block, scored lowest
+    (anti-aligned with every query) while a small row dominates: a block's largest row is
+    not its dominant candidate. 8 tokens of K = 2048 (``None`` takes ``cuda`` from 4 tokens),
+    against float64 on the dequantized values."""
+    case = jt.make_case(
+        40 + num_heads + spread,
+        8,
+        num_heads,
+        2048,
+        num_slots=8 * 2048 + 1,
+        data="mixed",
+        spread=spread,
+        hostile=False,
+    )
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, case.sm_scale, implementation=implementation)
+
+    out, lse = jax.jit(attend)(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    jt.assert_accurate(
+        np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label
+    )

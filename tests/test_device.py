@@ -101,6 +101,13 @@ def test_a_gpu_record_is_normalised_like_a_jax_device():
         (("cuda", "NVIDIA H200", (9,)), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", (9, 0, 0)), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", (9.0, 0)), TypeError, "compute_capability: expected an int"),
+        # Containers of two that are not an ordered pair: a set's order is arbitrary, bytes
+        # and a range read as their elements, a dict as its keys.
+        (("cuda", "NVIDIA H200", {9, 0}), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", b"90"), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", range(9, 11)), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", {9: 0, 1: 2}), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", frozenset({12})), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", (9, -1)), ValueError, "compute_capability: expected non-negative"),
         (("rocm", "AMD Instinct MI300X", (9, 4)), ValueError, "compute_capability: a CUDA notion"),
         (("cuda", "NVIDIA H200", (9, 0), 0), ValueError, "sm_count: expected a positive int or None"),

@@ -3,6 +3,7 @@ dispatch table choose for that device, and the artifact carries its custom calls
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import jax
@@ -316,3 +317,111 @@ def test_a_named_kernel_is_lowered_for_its_gpu_only():
         with pytest.raises(ValueError, match="implementation='cuda' runs on cuda only"):
             _export(_attend("cuda"), _args(2, 16), ("cpu", "cuda"))
         assert _kernels(_export(_attend("pallas"), _args(8, 16))) == {TRITON}
+
+
+# ---------------------------------------------------------------- derivatives lower like the call
+
+
+def _derivatives(implementation=None):
+    """Each way to differentiate ``sparse_mla(q, ...)`` in ``q``: {name: f(q, pool, indices, topk_lens)}."""
+
+    def attend(q, pool, indices, topk_lens):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16, topk_lens, implementation=implementation)
+
+    def loss(q, *rest):
+        out, lse = attend(q, *rest)
+        return jnp.sum(lse) + jnp.sum(jnp.square(out.astype(jnp.float32)))
+
+    return {
+        "grad": lambda q, *rest: jax.grad(loss)(q, *rest),
+        "value_and_grad": lambda q, *rest: jax.value_and_grad(loss)(q, *rest),
+        "jvp": lambda q, *rest: jax.jvp(lambda x: attend(x, *rest), (q,), (q,)),
+        "linearize": lambda q, *rest: jax.linearize(lambda x: attend(x, *rest), q)[1](q),
+        "vjp_primal": lambda q, *rest: jax.vjp(lambda x: attend(x, *rest), q)[0],
+        "second_order": lambda q, *rest: jax.jvp(lambda x: jax.grad(loss)(x, *rest), (q,), (q,))[1],
+    }
+
+
+@pytest.mark.parametrize("record", [None, A100], ids=["no_record", "A100"])
+@pytest.mark.parametrize("platforms", [("cuda",), ("cpu", "cuda")], ids=["cuda", "cpu_cuda"])
+@pytest.mark.parametrize("how", list(_derivatives()))
+def test_a_derivative_is_refused_for_a_gpu_as_the_call_is(how, platforms, record):
+    """Differentiated, the automatic call lowers for a GPU exactly as the plain call does:
+    without a device record (or for a GPU without a kernel) a lowering error, never the
+    reference's derivative inside the CUDA branch."""
+    where = "on a host without a GPU" if record is None else "no kernel serves"
+    refused = rf"sparse_mla\(implementation=None\) is being lowered for cuda.*{where}"
+    with (
+        jgn.lowering_for(record) if record is not None else contextlib.nullcontext(),
+        pytest.raises(ValueError, match=refused),
+    ):
+        _export(jax.jit(_derivatives()[how]), _args(8, 16), platforms)
+
+
+def test_a_derivative_through_a_gpu_kernel_says_it_is_not_differentiable():
+    for how in ("grad", "jvp", "linearize", "vjp_primal"):
+        with jgn.lowering_for(H200), pytest.raises(TypeError, match="not differentiable"):
+            _export(jax.jit(_derivatives()[how]), _args(8, 16), ("cpu", "cuda"))
+
+
+def test_derivatives_on_the_cpu_are_the_references():
+    """On the CPU the automatic call's derivatives are the reference's, bit for bit under
+    jit (first and second order, vmapped), and under shard_map over heads within one
+    ulp; the CPU's own export of a gradient runs."""
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    from jax_glm_nope import testing as jt
+
+    case = jt.make_case(8, 6, 8, 96, wide=True, with_lens=True)
+    args = tuple(jnp.asarray(x) for x in (case.q, case.pool, case.indices, case.topk_lens))
+
+    references = _derivatives("reference")
+    for how, fn in _derivatives().items():
+        want = jax.jit(references[how])(*args)
+        got = jax.jit(fn)(*args)
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+            np.testing.assert_array_equal(np.asarray(a, np.float32), np.asarray(b, np.float32), err_msg=how)
+    grad = _derivatives()["grad"]
+    want = np.asarray(jax.jit(grad)(*args), np.float32)
+    q2, indices2, lens2 = (jnp.stack([x, x]) for x in (args[0], args[2], args[3]))
+    batched = jax.jit(jax.vmap(grad, in_axes=(0, None, 0, 0)))(q2, args[1], indices2, lens2)
+    np.testing.assert_array_equal(np.asarray(batched[1], np.float32), want)
+    exported = export.export(jax.jit(grad), platforms=("cpu",))(*args)
+    np.testing.assert_array_equal(np.asarray(exported.call(*args), np.float32), want)
+    devices = jax.devices()[:2]
+    if len(devices) == 2:
+        mesh = jax.make_mesh((2,), ("x",), devices=devices)
+        heads = P(None, "x")
+        mapped = jax.jit(jax.shard_map(grad, mesh=mesh, in_specs=(heads, P(), P(), P()), out_specs=heads))
+        q = jax.device_put(args[0], NamedSharding(mesh, heads))
+        got = np.asarray(mapped(q, *args[1:]), np.float32)
+        np.testing.assert_allclose(got, want, rtol=2**-7, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("batch", "target"),
+    [(2, TRITON), (3, TRITON), (4, targets.SM90_SPARSE_MLA), (64, targets.SM90_SPARSE_MLA)],
+)
+def test_a_vmapped_decode_is_dispatched_as_the_folded_call(batch, target):
+    """``jax.vmap`` over ``batch`` requests of one token each is one call over ``batch``
+    tokens, and the table chooses for those: on an H200 the same kernel as the unbatched
+    call of ``batch`` tokens (``cuda`` from ``dispatch.CUDA_MIN_TOKENS``)."""
+    args = (
+        jax.ShapeDtypeStruct((batch, 1, 16, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, 528), jnp.uint8),
+        jax.ShapeDtypeStruct((batch, 1, 2048), jnp.int32),
+    )
+    attend = jax.vmap(lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, 1 / 16), in_axes=(0, None, 0))
+    folded = (
+        jax.ShapeDtypeStruct((batch, 16, 512), jnp.bfloat16),
+        args[1],
+        jax.ShapeDtypeStruct((batch, 2048), jnp.int32),
+    )
+    with jgn.lowering_for(H200):
+        assert _kernels(_export(jax.jit(attend), args)) == {target}
+        assert _kernels(_export(_attend(), (*folded, jax.ShapeDtypeStruct((batch,), jnp.int32)))) == {target}
+        # A vmapped pool too: the pools are stacked into one, still one call of batch tokens.
+        pools = jax.ShapeDtypeStruct((batch, 512, 528), jnp.uint8)
+        stacked = jax.vmap(lambda q, pool, indices: jgn.sparse_mla(q, pool, indices, 1 / 16))
+        assert _kernels(_export(jax.jit(stacked), (args[0], pools, args[2]))) == {target}

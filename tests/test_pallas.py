@@ -277,6 +277,30 @@ def test_automatic_choice_serves_pools_past_2gib_with_pallas(record, num_tokens)
     assert pool_offset_types(triton_ir(attend, *specs, record=record)) == {"i64"}
 
 
+def test_jax_is_patched_only_while_a_pool_of_2_to_4_gib_is_lowered():
+    """The 64-bit offsets are a change to jax's private Pallas lowering: it is absent after
+    import, after calls on the CPU (automatic, reference, Pallas interpreter) and after
+    lowering a Pallas kernel over a smaller pool; present only while a kernel over a 2-4
+    GiB pool is lowered (its IR has 64-bit offsets), and absent again afterwards."""
+    from jax._src.pallas.triton import lowering
+
+    from jax_glm_nope.implementations.pallas import offsets
+
+    jax_own = lowering._compute_offsets_from_indices
+    pool = jgn.quantize(jnp.ones((8, 512)))
+    q, indices = jnp.ones((1, 8, 512), jnp.bfloat16), jnp.zeros((1, 4), jnp.int32)
+    jgn.sparse_mla(q, pool, indices, 0.1)
+    jgn.sparse_mla(q, pool, indices, 0.1, implementation="pallas", interpret=True)
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, 1 / 16, implementation="pallas")
+
+    assert pool_offset_types(triton_ir(attend, *attention_specs((1 << 20, 528)))) == {"i32"}
+    assert not offsets.active() and lowering._compute_offsets_from_indices is jax_own
+    assert pool_offset_types(triton_ir(attend, *attention_specs((5 << 20, 528)))) == {"i64"}
+    assert not offsets.active() and lowering._compute_offsets_from_indices is jax_own
+
+
 @pytest.mark.parametrize(
     ("shape", "itemsize", "needs"),
     [

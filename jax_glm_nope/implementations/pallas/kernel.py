@@ -9,9 +9,9 @@ once (as fp16, exactly scaled by a power of two), then walks its candidate range
    loads, so their bytes are never read (slot 0 may hold NaN);
 2. per 128-wide tile ``c``: ``scores += (q_c . codes_c^T) * unit_scale_c`` -- the e4m3
    codes are exact in fp16, and each tile's fp32 scale, in units of the power of two
-   above the step's largest scale, multiplies the 128-wide partial score instead of
-   every element; that power of two, the queries' and ``sm_scale`` come back as two
-   per-head factors;
+   above its row's largest scale, multiplies the 128-wide partial score instead of
+   every element; that power of two, the queries' and ``sm_scale`` come back as one
+   exponent per (head, candidate), applied in two exact factors;
 3. an online softmax in base 2, halved (``scores = nats * log2(e) / 2``: every finite
    natural-log lse fits float32);
 4. per tile: ``acc_c += (p * unit_scale_c) . codes_c`` -- the value-side scale is folded
@@ -220,18 +220,20 @@ def _kernel(
         row_max, row_sum, acc, acc_exponent, bad = carry
         active, scales, raw_codes = fetched
         codes = [_exact_fp16(raw) for raw in raw_codes]
-        # Per candidate (cheap): the scales in units of the power of two above the step's
+        # Per candidate (cheap): the scales in units of the power of two above the row's own
         # largest finite scale, so no tile term (|q . codes| <= 128 * 448 * 4, |unit| < 4)
-        # overflows and a row of tiny but normal scales keeps its precision; NaN where a
-        # scale is not finite.
+        # overflows and a row of tiny but normal scales keeps its precision whatever the
+        # other rows of the step hold (one row at the float32 maximum beside rows of 1e-3:
+        # a shared unit would make theirs subnormal, read as zero); NaN where a scale is
+        # not finite.
         finite = [jnp.abs(sc) <= FLOAT32_MAX for sc in scales]
         peak = jnp.where(finite[0], jnp.abs(scales[0]), 0.0)
         for ok, sc in zip(finite[1:], scales[1:], strict=True):
             peak = jnp.maximum(peak, jnp.where(ok, jnp.abs(sc), 0.0))
-        step_exponent = power_of_two_exponent(jnp.max(peak))
-        step_inverse = exp2i(-step_exponent)
+        row_exponent = power_of_two_exponent(peak)  # [block_k]
+        row_inverse = exp2i(-row_exponent)
         unit_scales = [
-            jnp.where(ok, sc * step_inverse, jnp.nan) for ok, sc in zip(finite, scales, strict=True)
+            jnp.where(ok, sc * row_inverse, jnp.nan) for ok, sc in zip(finite, scales, strict=True)
         ]
         scores = None
         for c in range(NUM_TILES):
@@ -248,11 +250,12 @@ def _kernel(
         if sm_scale == 0:  # static: every score is 0 (inf * 0 would be NaN)
             scores = jnp.zeros_like(scores)
         else:
-            # score = raw * mantissa * 2^e as two per-head factors of the same direction
-            # (both >= 1 or both <= 1): nothing overflows before the score itself does.
-            e = head_exponent + step_exponent
+            # score = raw * mantissa * 2^e, e per (head, candidate), as two factors of the
+            # same direction (both >= 1 or both <= 1): nothing overflows before the score
+            # itself does.
+            e = per_head(head_exponent) + per_cand(row_exponent)
             first = jnp.minimum(jnp.maximum(e, MIN_EXPONENT), MAX_EXPONENT)
-            scores = scores * per_head(mantissa * exp2i(first)) * per_head(exp2i(e - first))
+            scores = scores * mantissa * exp2i(first) * exp2i(e - first)
         # Clamped to the float32 range: a score that overflows becomes the largest, and
         # the head's lse is then +inf (below), never NaN.
         scores = jnp.minimum(jnp.maximum(scores, -FLOAT32_MAX), FLOAT32_MAX)
@@ -267,6 +270,13 @@ def _kernel(
         # new_sum >= 1 once anything is active (the maximum's weight is 1).
         inv_sum = jnp.where(new_sum > 0, 1.0 / jnp.where(new_sum > 0, new_sum, 1.0), 0.0)
         keep = row_sum * correction * inv_sum
+        # The values are weighted by probs * 2^row_exponent: taken in units of 2^G per head,
+        # G above the largest of them (from exponent bits), so a small row that dominates
+        # keeps its weight beside a large row that scores low; what falls below 2^-126 of
+        # the head's largest weighted row is below float32's reach of the result anyway.
+        weighted = (exponent_field(probs) - 126) + per_cand(row_exponent)
+        head_weight = jnp.max(jnp.where(probs > 0, weighted, NO_EXPONENT), axis=cand_axis)
+        probs = probs * exp2i(per_cand(row_exponent) - per_head(head_weight))
         new_acc, new_exponent = [], []
         for c in range(NUM_TILES):
             # The value-side scale is folded into the probabilities, not into 64K values.
@@ -280,7 +290,7 @@ def _kernel(
             # acc_c is kept in units of 2^acc_exponent_c (per head): the largest weight *
             # scale seen so far, so neither a tiny row nor a small weight underflows, and
             # older steps fade by their true ratio to it.
-            step = weight_exponent + step_exponent
+            step = weight_exponent + head_weight
             exponent_c = jnp.maximum(acc_exponent[c], step)
             old = keep * exp2i(acc_exponent[c] - exponent_c)
             new = inv_sum * exp2i(step - exponent_c)
@@ -327,8 +337,10 @@ def _kernel(
         # Plain ref stores (Triton lowers them like plgpu.store without a mask); the
         # interpreter's plgpu.store mixes int32 and int64 indices under JAX_ENABLE_X64.
         out_ref[split, token, heads, pl.ds(c * TILE, TILE)] = value
-    # A saturated maximum (the true score overflows) gives +inf here.
-    lse = jnp.where(nonempty, row_max * (2 * LN2) + jnp.log(jnp.where(row_sum > 0, row_sum, 1.0)), -jnp.inf)
+    # A saturated maximum (the true score overflows) gives +inf here; a head whose every
+    # score lies below -FLOAT32_MAX saturates at -FLOAT32_MAX (-inf means nothing active).
+    lse = row_max * (2 * LN2) + jnp.log(jnp.where(row_sum > 0, row_sum, 1.0))
+    lse = jnp.where(nonempty, jnp.maximum(lse, -FLOAT32_MAX), -jnp.inf)
     lse_ref[split, token, heads] = jnp.where(bad, jnp.nan, lse)
 
 

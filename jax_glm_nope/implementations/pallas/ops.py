@@ -10,7 +10,9 @@ import functools
 import jax.numpy as jnp
 
 from ... import device as device_mod
+from ... import per_platform
 from ..batching import kernel_call
+from . import offsets
 from .kernel import attend_splits
 from .schedule import Schedule, choose_schedule
 
@@ -48,7 +50,16 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
         q = jnp.pad(q, ((0, 0), (0, padded_heads - num_heads), (0, 0)))
     if padded_candidates != num_candidates:
         indices = jnp.pad(indices, ((0, 0), (0, padded_candidates - num_candidates)), constant_values=-1)
-    out, lse = attend_splits(q, pool, indices, topk_lens, sm_scale, sched, interpret=interpret)
+    splits = functools.partial(attend_splits, sm_scale=sm_scale, sched=sched, interpret=interpret)
+    if not interpret and offsets.needs_int64_offsets(pool.shape, pool.dtype.itemsize):
+        # A pool of 2-4 GiB: the kernel is lowered (for CUDA, the only platform the Triton
+        # lowering serves) with 64-bit offsets, and jax's lowering is left as it was after.
+        refusal = "sparse_mla(implementation='pallas') is being lowered for {platform}: it runs on cuda only"
+        out, lse = per_platform.call(
+            (q, pool, indices, topk_lens), {"cuda": splits}, refusal, contexts={"cuda": offsets.int64_offsets}
+        )
+    else:
+        out, lse = splits(q, pool, indices, topk_lens)
     if sched.num_splits == 1:
         out, lse = out[0], lse[0]
     else:
