@@ -26,8 +26,7 @@ def no_build(*args, **kwargs):
     raise AssertionError("a build was attempted: the prebuilt library was not used")
 
 
-# The accuracy check of jax_glm_nope.testing (named assert_spec3 in older releases).
-accurate = getattr(testing, "assert_accurate", None) or testing.assert_spec3
+accurate = testing.assert_accurate
 
 
 def main() -> int:
