@@ -14,16 +14,11 @@ OUT="$(realpath -m "${2:-prebuilt_check_logs}")"
 mkdir -p "$OUT"
 WORK="$(mktemp -d)"
 PY="$(command -v python3)"
-unset PYTHONPATH
-if python3 -m venv --system-site-packages "$WORK/venv" 2>/dev/null; then
-  PY="$WORK/venv/bin/python"
-  "$PY" -m pip install -q --no-index --no-deps --no-cache-dir \
-    "$WHEELS"/jax_glm_nope-*-py3-none-any.whl "$WHEELS"/jax_glm_nope_cu13-*.whl
-else  # a Python without venv: a target folder ahead of its site-packages instead
-  "$PY" -m pip install -q --no-index --no-deps --no-cache-dir --target "$WORK/site" \
-    "$WHEELS"/jax_glm_nope-*-py3-none-any.whl "$WHEELS"/jax_glm_nope_cu13-*.whl
-  export PYTHONPATH="$WORK/site"
-fi
+# The two wheels in a target folder ahead of the host's own packages (a virtualenv would
+# not see a jax that the host provides through PYTHONPATH or its user site).
+"$PY" -m pip install -q --no-index --no-deps --no-cache-dir --target "$WORK/site" \
+  "$WHEELS"/jax_glm_nope-*-py3-none-any.whl "$WHEELS"/jax_glm_nope_cu13-*.whl
+export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}"
 # No compiler: nvcc off PATH, and JAX_GLM_NOPE_NVCC names one that fails, so a build that
 # is attempted (for instance through /usr/local/cuda/bin/nvcc) fails loudly; an empty build
 # cache that must stay empty; the checkout neither on sys.path nor the current directory.
