@@ -15,6 +15,8 @@
 #   sweep   Pallas schedules at one token (what the schedule table picks)  -> bench_sweep/bench.json
 #   page    h200.json (docs/results/h200.json with the runs and suite log above) and h200_results.md
 #
+# The suite alone runs past six minutes on the H200 (254 tests): give it a call of its own,
+# or split it with TESTS (e.g. TESTS=tests/test_attention.py, then the other files).
 # Every phase is more than one 10-minute device call: split it as `build suite cmdbuf`,
 # `export example sweep`, `k2048`, `holes`, then bring the folders home and run the page
 # phase there over all of them (docs/benchmarks.md, "Results"). FlashMLA comes from .whl/ (the download command is in
