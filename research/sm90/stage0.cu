@@ -1880,6 +1880,18 @@ __device__ __forceinline__ void m9_horner_step(float (&acc)[32], const float* ro
   }
 }
 
+// A warpgroup's two m64n128 accumulators (dims 0-255 of `o_out`'s rows of 512).
+__device__ __forceinline__ void m9_store_o(const float (&o)[2][64], float* o_out, int t) {
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+    for (int e = 0; e < 64; ++e) {
+      int row, col;
+      frag_rc(t, e, row, col);
+      o_out[row * 512 + 128 * t2 + col] = o[t2][e];
+    }
+}
+
 template <int kMode, bool kStores>
 __global__ void __launch_bounds__(384, 1)
     m9_kernel(const __half* Q, const __half* K, const uint8_t* codes, int nblocks, float* out_acc,
@@ -1979,28 +1991,20 @@ __global__ void __launch_bounds__(384, 1)
       const uint64_t vp = v_desc(b ^ 1);  // the previous block's tile
       ptx::wgmma_fence();
 #pragma unroll
-      for (int s = 0; s < 8; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), s > 0);
-      ptx::wgmma_commit();
+      for (int gi = 0; gi < 2; ++gi) {  // groups 0 and 1, each followed by a PV_L tile of j - 1
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[0], u[0][kk], vp + v_off(kk, 0));
-      ptx::wgmma_commit();
-      if (kHorner) {
-        ptx::wgmma_wait<1>();
-        ptx::fence_regs(acc);
-        m9_horner_step(acc, tb, q4);
-        ptx::wgmma_fence();
-      }
+        for (int s = 8 * gi; s < 8 * gi + 8; ++s)
+          Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), s > 0);
+        ptx::wgmma_commit();
 #pragma unroll
-      for (int s = 8; s < 16; ++s) Ss<64>::mma(acc, kstep_desc<64>(sQ, s), kstep_desc<64>(tile, s), 1);
-      ptx::wgmma_commit();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[1], u[1][kk], vp + v_off(kk, 1));
-      ptx::wgmma_commit();
-      if (kHorner) {
-        ptx::wgmma_wait<1>();
-        ptx::fence_regs(acc);
-        m9_horner_step(acc, tb + 64, q4);
-        ptx::wgmma_fence();
+        for (int kk = 0; kk < 4; ++kk) sm90::HmWgmma::values(o[gi], u[gi][kk], vp + v_off(kk, gi));
+        ptx::wgmma_commit();
+        if (kHorner) {
+          ptx::wgmma_wait<1>();
+          ptx::fence_regs(acc);
+          m9_horner_step(acc, tb + 64 * gi, q4);
+          ptx::wgmma_fence();
+        }
       }
       if (!mbar_wait_bounded(&full[2 + b], (j / 2) & 1, kLimit, err)) return;  // R half of j
 #pragma unroll
@@ -2104,14 +2108,7 @@ __global__ void __launch_bounds__(384, 1)
     ptx::fence_regs(o[0]);
     ptx::fence_regs(o[1]);
     if (t == 0) cycles[blockIdx.x] = clock64() - t0;
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int e = 0; e < 64; ++e) {
-        int row, col;
-        frag_rc(t, e, row, col);
-        o_out[row * 512 + 128 * t2 + col] = o[t2][e];
-      }
+    m9_store_o(o, o_out, t);  // dims 0-255
     return;
   }
   // ---------------- WG1: O dims 256-511
@@ -2153,14 +2150,7 @@ __global__ void __launch_bounds__(384, 1)
     ptx::fence_regs(o[1]);
     if (t == 0) ptx::mbar_arrive(&empty[2 + b]);
   }
-#pragma unroll
-  for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-    for (int e = 0; e < 64; ++e) {
-      int row, col;
-      frag_rc(t, e, row, col);
-      o_out[row * 512 + 256 + 128 * t2 + col] = o[t2][e];
-    }
+  m9_store_o(o, o_out + 256, t);  // dims 256-511
 }
 
 template <int kMode, bool kStores>
