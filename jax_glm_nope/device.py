@@ -41,8 +41,8 @@ class Device:
     ``platform`` is jax's lowering platform (``"cuda"``, ``"rocm"``, ``"cpu"``, ``"tpu"``);
     ``"gpu"``, jax's backend name for CUDA and ROCm alike, is read as ``"cuda"`` when the
     record has a compute capability (a CUDA notion) and refused otherwise.
-    ``compute_capability`` is a ``(major, minor)`` tuple (or list) of two ints, for CUDA
-    only (a set, bytes, a range or a dict is a ``TypeError``); ``sm_count`` a
+    ``compute_capability`` is a ``(major, minor)`` tuple of two ints, for CUDA only
+    (anything else, a list or a set included, is a ``TypeError``); ``sm_count`` a
     positive int or None (then splits are sized for :data:`DEFAULT_SM_COUNT` SMs).
     """
 
@@ -58,9 +58,9 @@ class Device:
             raise TypeError(f"kind: expected a str such as 'NVIDIA H200', got {type(self.kind).__name__}")
         capability = self.compute_capability
         if capability is not None:
-            # A tuple (or list) of two ints, nothing else: a set has no order, and bytes, a
-            # range or a dict would be read element by element into a wrong capability.
-            if not isinstance(capability, (tuple, list)) or len(capability) != 2:
+            # A tuple of two ints, nothing else: a set has no order, and bytes, a range or a
+            # dict would be read element by element into a wrong capability.
+            if not isinstance(capability, tuple) or len(capability) != 2:
                 raise TypeError(
                     f"compute_capability: expected None or a (major, minor) tuple of ints such as "
                     f"(9, 0), got {capability!r}"

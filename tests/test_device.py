@@ -108,6 +108,7 @@ def test_a_gpu_record_is_normalised_like_a_jax_device():
         (("cuda", "NVIDIA H200", range(9, 11)), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", {9: 0, 1: 2}), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", frozenset({12})), TypeError, "compute_capability: expected None or a"),
+        (("cuda", "NVIDIA H200", [9, 0]), TypeError, "compute_capability: expected None or a"),
         (("cuda", "NVIDIA H200", (9, -1)), ValueError, "compute_capability: expected non-negative"),
         (("rocm", "AMD Instinct MI300X", (9, 4)), ValueError, "compute_capability: a CUDA notion"),
         (("cuda", "NVIDIA H200", (9, 0), 0), ValueError, "sm_count: expected a positive int or None"),
@@ -121,10 +122,10 @@ def test_a_record_is_validated(fields, error, pattern):
         device.Device(*fields)
 
 
-def test_a_record_takes_numpy_ints_and_lists_as_python_ints():
+def test_a_record_takes_numpy_ints_as_python_ints():
     import numpy as np
 
-    record = device.Device("CUDA", "NVIDIA H200", [np.int64(9), 0], np.int32(132))
+    record = device.Device("CUDA", "NVIDIA H200", (np.int64(9), 0), np.int32(132))
     assert record == device.Device("cuda", "NVIDIA H200", (9, 0), 132)
     assert hash(record) == hash(device.Device("cuda", "NVIDIA H200", (9, 0), 132))
     assert type(record.compute_capability[0]) is int and type(record.sm_count) is int
