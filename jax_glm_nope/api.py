@@ -6,8 +6,7 @@ then run the choice) per operation.
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Never
 
 import jax
 import jax.numpy as jnp
@@ -17,11 +16,6 @@ from . import dispatch, quant, validate
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import RowFormat
-
-if sys.version_info >= (3, 11):
-    from typing import Never
-else:  # the same bottom type, spelled as Python 3.10 knows it
-    from typing import NoReturn as Never
 
 if TYPE_CHECKING:  # the Pallas package imports jax's Triton lowering: not at import time
     from .implementations.pallas import Schedule

@@ -162,8 +162,6 @@ def _choose(operation: str, requested: str | None, shapes: Shapes, options: dict
             reasons[entry.name] = f"serves this call, but {forced_by} forces {name}"
         elif not automatic:
             reasons[entry.name] = f"serves this call, but implementation={name!r} is named"
-        elif not entry.auto:
-            reasons[entry.name] = "serves this call when named; implementation=None never takes it"
         elif not options and not entry.automatic(shapes):
             when = entry.auto_when or "at other shapes"
             reasons[entry.name] = f"serves this call when named; implementation=None takes it {when}"

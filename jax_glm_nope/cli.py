@@ -81,13 +81,11 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-AUTO_NOTE = {"yes": "", "by shape": " (automatic for some shapes)", "no": " (only when named)"}
+AUTO_NOTE = {"yes": "", "by shape": " (automatic for some shapes)"}
 
 
 def _auto(entry) -> str:
-    """Whether ``implementation=None`` may take the entry: "yes", "by shape" or "no"."""
-    if not entry.auto:
-        return "no"
+    """Whether ``implementation=None`` may take the entry: "yes" or "by shape"."""
     return "by shape" if getattr(entry, "auto_if", None) is not None else "yes"
 
 

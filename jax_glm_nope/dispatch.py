@@ -47,14 +47,13 @@ class Entry:
     name: str
     module: str  # where the implementation lives
     attribute: str | None = None  # a namespace inside the module, for write_kv's two
-    auto: bool = True  # whether implementation=None may take it
-    auto_if: Callable[[Shapes], bool] | None = None  # ... and for which shapes
+    auto_if: Callable[[Shapes], bool] | None = None  # the shapes implementation=None takes it for
     auto_when: str | None = None  # auto_if in words, for jax_glm_nope.sparse_mla_implementation
     # Serves every call but is no kernel: a GPU artifact carries it only when it is named.
     fallback: bool = False
 
     def automatic(self, shapes: Shapes | None) -> bool:
-        return self.auto and (self.auto_if is None or shapes is None or self.auto_if(shapes))
+        return self.auto_if is None or shapes is None or self.auto_if(shapes)
 
     def load(self):
         module = importlib.import_module(self.module)
@@ -259,7 +258,7 @@ def _choose_with(
     reasons = []
     for entry in TABLES[operation]:
         impl = entry.load()
-        if not entry.auto or not set(wanted) <= set(impl.OPTIONS):
+        if not set(wanted) <= set(impl.OPTIONS):
             continue
         if entry.name in disabled:
             reasons.append(f"{entry.name}: disabled by {environment.variable(operation)}")

@@ -84,11 +84,18 @@ def main() -> int:
             ref_out, ref_lse = testing.reference_f64(q, pool, indices, None, sm)
             for impl in args.impls:
                 name = None if impl == "None" else impl
-                out, lse = jgn.sparse_mla(jnp.asarray(q), jnp.asarray(pool), jnp.asarray(indices), sm, implementation=name)
+                out, lse = jgn.sparse_mla(
+                    jnp.asarray(q), jnp.asarray(pool), jnp.asarray(indices), sm, implementation=name
+                )
                 rel, lse_err = errors(out, lse, ref_out, ref_lse)
-                good = rel <= testing.OUT_RTOL and lse_err <= testing.LSE_TOL and np.isfinite(np.asarray(out, np.float32)).all()
+                good = (
+                    rel <= testing.OUT_RTOL
+                    and lse_err <= testing.LSE_TOL
+                    and np.isfinite(np.asarray(out, np.float32)).all()
+                )
                 ok &= good
-                print(f"mixed H={heads:3d} {temp:6.0f} nats {impl:6s}: out rel L2 {rel:.2e}  lse {lse_err:.1e}  {'ok' if good else 'FAIL'}")
+                verdict = "ok" if good else "FAIL"
+                print(f"mixed H={heads:3d} {temp:6.0f} nats {impl:6s}: out rel L2 {rel:.2e}  lse {lse_err:.1e}  {verdict}")
     return 0 if ok else 1
 
 
