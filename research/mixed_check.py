@@ -95,7 +95,8 @@ def main() -> int:
                 )
                 ok &= good
                 verdict = "ok" if good else "FAIL"
-                print(f"mixed H={heads:3d} {temp:6.0f} nats {impl:6s}: out rel L2 {rel:.2e}  lse {lse_err:.1e}  {verdict}")
+                line = f"mixed H={heads:3d} {temp:6.0f} nats {impl:6s}: out rel L2 {rel:.2e}"
+                print(f"{line}  lse {lse_err:.1e}  {verdict}")
     return 0 if ok else 1
 
 
