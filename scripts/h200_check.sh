@@ -6,7 +6,8 @@
 #   OUT=out bash scripts/h200_check.sh [PHASE...]        (default: every phase, in order)
 #
 #   build   python -m jax_glm_nope build-ffi --archs $ARCHS (sm_90a); ptxas.json
-#   suite   pytest -m gpu tests ($TESTS: more pytest arguments, e.g. "-k extreme_ranges")
+#   suite   pytest -m gpu tests ($TESTS: more pytest arguments, e.g. "-k extreme_ranges");
+#           suite-attention / suite-rest: its two halves (one device call each)
 #   cmdbuf  tests/test_kv_rows_gpu.py with XLA command buffers off, then forced on for custom calls
 #   export  scripts/export_roundtrip.py: artifacts exported by a CPU-only JAX, run on the GPU
 #   example examples/decode_loop.py --check-dense (the dense mask over the same rows, same step)
@@ -16,7 +17,8 @@
 #   page    h200.json (docs/results/h200.json with the runs and suite log above) and h200_results.md
 #
 # The suite alone runs past six minutes on the H200 (254 tests): give it a call of its own,
-# or split it with TESTS (e.g. TESTS=tests/test_attention.py, then the other files).
+# or run its halves, `suite-attention` (tests/test_attention.py) and `suite-rest` (every
+# other gpu test), in two calls.
 # Every phase is more than one 10-minute device call: split it as `build suite cmdbuf`,
 # `export example sweep`, `k2048`, `holes`, then bring the folders home and run the page
 # phase there over all of them (docs/benchmarks.md, "Results"). FlashMLA comes from .whl/ (the download command is in
@@ -59,10 +61,15 @@ for phase in $phases; do
       environment > "$OUT/environment.txt" 2>&1
       python3 -m jax_glm_nope build-ffi --archs "${ARCHS:-sm_90a}" 2>&1 | tee "$OUT/build.log" || status=1
       cp "$JAX_GLM_NOPE_CACHE_DIR"/*/ptxas.json "$OUT/" 2>/dev/null ;;
-    suite)
+    suite | suite-attention | suite-rest)
+      case $phase in
+        suite) files=(tests) ;;
+        suite-attention) files=(tests/test_attention.py) ;;
+        suite-rest) files=(tests --ignore=tests/test_attention.py) ;;
+      esac
       # shellcheck disable=SC2086  # $TESTS is pytest arguments
       timeout "${TEST_TIMEOUT:-570}" python3 -m pytest -q -p no:cacheprovider -rs --durations=15 -m gpu \
-        $TESTS tests 2>&1 | tee "$OUT/gpu_suite.log" | tail -n 60 || status=1 ;;
+        $TESTS "${files[@]}" 2>&1 | tee "$OUT/gpu_$phase.log" | tail -n 60 || status=1 ;;
     cmdbuf)  # the default setting is the suite's; here off, then on for custom calls too
       for flags in "--xla_gpu_enable_command_buffer=" \
         "--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL --xla_gpu_graph_min_graph_size=1"; do
@@ -87,7 +94,7 @@ for phase in $phases; do
       python3 -m benchmarks.page --collect "$OUT/h200.json" "${runs[@]}" ${suite:+--suite-log "$suite"} \
         ${REVISION:+--revision "$REVISION"} && python3 -m benchmarks.page "$OUT/h200.json" "$OUT/h200_results.md" \
         || status=1 ;;
-    *) echo "unknown phase $phase (build suite cmdbuf export example k2048 holes sweep page)"; exit 2 ;;
+    *) echo "unknown phase $phase (build suite suite-attention suite-rest cmdbuf export example k2048 holes sweep page)"; exit 2 ;;
   esac
   echo "$phase: $(( $(date +%s) - start )) s" | tee -a "$OUT/phases.log"
 done
