@@ -1882,6 +1882,15 @@ __device__ __forceinline__ void m9_horner_step(float (&acc)[32], const float* ro
   }
 }
 
+// q̂ and both tiles from global memory (core layout), the table's ratios and g all 1.
+__device__ __forceinline__ void m9_fill(uint8_t* sQ, uint8_t* sT, float* tab, const __half* Q, const __half* K,
+                                        int tid) {
+  to_cores<64>(sQ, Q, 512, tid, 384);
+  to_cores<64>(sT, K, 512, tid, 384);
+  to_cores<64>(sT + kM9Tile, K, 512, tid, 384);
+  for (int i = tid; i < 2 * 4 * 64; i += 384) tab[i] = 1.0f;
+}
+
 // A warpgroup's two m64n128 accumulators (dims 0-255 of `o_out`'s rows of 512).
 __device__ __forceinline__ void m9_store_o(const float (&o)[2][64], float* o_out, int t) {
 #pragma unroll
@@ -1909,10 +1918,7 @@ __global__ void __launch_bounds__(384, 1)
   const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
   const int w = t / 32, lane = t % 32, g = lane / 4, q4 = lane % 4;
   const long long kLimit = 2000000000LL;
-  to_cores<64>(sQ, Q, 512, tid, 384);
-  to_cores<64>(sT, K, 512, tid, 384);
-  to_cores<64>(sT + kM9Tile, K, 512, tid, 384);
-  for (int i = tid; i < 2 * 4 * 64; i += 384) tab[i] = 1.0f;
+  m9_fill(sQ, sT, tab, Q, K, tid);
   if (tid == 0)
     for (int i = 0; i < 4; ++i) {
       ptx::mbar_init(&full[i], 128);
@@ -2155,6 +2161,33 @@ __global__ void __launch_bounds__(384, 1)
   m9_store_o(o, o_out + 256, t);  // dims 256-511
 }
 
+// The wrong results of an M9-shaped run: the last block's scores against Q . K^T, and O
+// (every block's values, U = 1) against nblocks x K's column sums, all exact.
+static int m9_wrong(const float* dacc, const float* dO, int blocks, int nblocks, const std::vector<float>& fQ,
+                    const std::vector<float>& fK) {
+  std::vector<float> acc(64 * 64), o(size_t(blocks) * 64 * 512);
+  CK(cudaMemcpy(acc.data(), dacc, acc.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(o.data(), dO, o.size() * 4, cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int h = 0; h < 64; ++h)
+    for (int c = 0; c < 64; ++c) {
+      double r = 0;
+      for (int d = 0; d < 512; ++d) r += fQ[h * 512 + d] * fK[c * 512 + d];
+      bad += acc[h * 64 + c] != float(r);
+    }
+  std::vector<double> colsum(512, 0.0);
+  for (int c = 0; c < 64; ++c)
+    for (int d = 0; d < 512; ++d) colsum[d] += fK[c * 512 + d];
+  for (size_t i = 0; i < o.size(); ++i) bad += o[i] != float(nblocks * colsum[i % 512]);
+  return bad;
+}
+// The median CTA's cycles per block.
+static double m9_cycles_per_block(const long long* dcycles, int blocks, int nblocks) {
+  std::vector<long long> hc(blocks);
+  CK(cudaMemcpy(hc.data(), dcycles, blocks * 8, cudaMemcpyDeviceToHost));
+  return median(std::vector<double>(hc.begin(), hc.end())) / nblocks;
+}
+
 template <int kMode, bool kStores>
 static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes, const std::vector<float>& fQ,
                       const std::vector<float>& fK, int* derr) {
@@ -2171,23 +2204,8 @@ static double m9_case(const __half* dQ, const __half* dK, const uint8_t* dcodes,
   const double us = time_us([&] { k<<<blocks, 384, smem>>>(dQ, dK, dcodes, nblocks, dacc, dO, cyc, derr); }, 5, 1);
   int herr = 0;
   CK(cudaMemcpy(&herr, derr, 4, cudaMemcpyDeviceToHost));
-  std::vector<float> acc(64 * 64), o(size_t(blocks) * 64 * 512);
-  CK(cudaMemcpy(acc.data(), dacc, acc.size() * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(o.data(), dO, o.size() * 4, cudaMemcpyDeviceToHost));
-  int bad = 0;
-  for (int h = 0; h < 64 && kMode != 4; ++h)
-    for (int c = 0; c < 64; ++c) {
-      double r = 0;
-      for (int d = 0; d < 512; ++d) r += fQ[h * 512 + d] * fK[c * 512 + d];
-      bad += acc[h * 64 + c] != float(r);
-    }
-  std::vector<double> colsum(512, 0.0);
-  for (int c = 0; c < 64; ++c)
-    for (int d = 0; d < 512; ++d) colsum[d] += fK[c * 512 + d];
-  for (size_t i = 0; i < o.size() && kMode != 4; ++i) bad += o[i] != float(nblocks * colsum[i % 512]);
-  std::vector<long long> hc(blocks);
-  CK(cudaMemcpy(hc.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
-  const double per_block = median(std::vector<double>(hc.begin(), hc.end())) / nblocks;
+  const int bad = kMode == 4 ? 0 : m9_wrong(dacc, dO, blocks, nblocks, fQ, fK);
+  const double per_block = m9_cycles_per_block(cyc, blocks, nblocks);
   const char* name = kStores ? "m10" : "m9";
   if (herr) FAILF("%s mode %d: a barrier wait timed out", name, kMode);
   if (bad) FAILF("%s mode %d: %d wrong results", name, kMode, bad);
@@ -2274,10 +2292,7 @@ __global__ void __launch_bounds__(384, 1)
   const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
   const int w = t / 32, lane = t % 32, g = lane / 4, q4 = lane % 4;
   const long long kLimit = 2000000000LL;
-  to_cores<64>(sQ, Q, 512, tid, 384);
-  to_cores<64>(sT, K, 512, tid, 384);
-  to_cores<64>(sT + kM9Tile, K, 512, tid, 384);
-  for (int i = tid; i < 2 * 4 * 64; i += 384) tab[i] = 1.0f;
+  m9_fill(sQ, sT, tab, Q, K, tid);
   if (tid == 0)
     for (int i = 0; i < 2; ++i) {
       ptx::mbar_init(&full[i], 1);
@@ -2449,23 +2464,8 @@ static double m12_case(const __half* dQ, const __half* dK, const std::vector<flo
   const double us = time_us([&] { k<<<blocks, 384, smem>>>(dQ, dK, nblocks, dacc, dO, cyc, derr); }, 5, 1);
   int herr = 0;
   CK(cudaMemcpy(&herr, derr, 4, cudaMemcpyDeviceToHost));
-  std::vector<float> acc(64 * 64), o(size_t(blocks) * 64 * 512);
-  CK(cudaMemcpy(acc.data(), dacc, acc.size() * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(o.data(), dO, o.size() * 4, cudaMemcpyDeviceToHost));
-  int bad = 0;
-  for (int h = 0; h < 64; ++h)
-    for (int c = 0; c < 64; ++c) {
-      double r = 0;
-      for (int d = 0; d < 512; ++d) r += fQ[h * 512 + d] * fK[c * 512 + d];
-      bad += acc[h * 64 + c] != float(r);
-    }
-  std::vector<double> colsum(512, 0.0);
-  for (int c = 0; c < 64; ++c)
-    for (int d = 0; d < 512; ++d) colsum[d] += fK[c * 512 + d];
-  for (size_t i = 0; i < o.size(); ++i) bad += o[i] != float(nblocks * colsum[i % 512]);
-  std::vector<long long> hc(blocks);
-  CK(cudaMemcpy(hc.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
-  const double per_block = median(std::vector<double>(hc.begin(), hc.end())) / nblocks;
+  const int bad = m9_wrong(dacc, dO, blocks, nblocks, fQ, fK);
+  const double per_block = m9_cycles_per_block(cyc, blocks, nblocks);
   if (herr) FAILF("m12 horner=%d: a barrier wait timed out", int(kHorner));
   if (bad) FAILF("m12 horner=%d: %d wrong results", int(kHorner), bad);
   std::printf("RESULT m12 two scoring warpgroups on alternate blocks, %s: %.0f cycles per block (median CTA), "
