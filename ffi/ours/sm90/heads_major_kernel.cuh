@@ -62,7 +62,8 @@ struct HmSmem {
   static constexpr int kTab = kTile + kBlockRows * L::kHeadDim * 2;
   // Per consumer thread, [word][256 threads]: the running sums l[2] (words 0-1), the
   // (tile, head) bounds in log2 units [4][2] (2-9) and exponents F [4][2] (10-17), kept
-  // here rather than in registers beside O.
+  // here rather than in registers beside O. A head's four tiles hold equal values since
+  // the bound is per head; the per-tile layout stays with the exchange's (below).
   static constexpr int kStateWords = 18;
   static constexpr int kState = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kState + kStateWords * 256 * 4;
@@ -82,7 +83,8 @@ struct HmSmem {
 };
 constexpr int kInactive = -1000;  // the exponent table's mark of an inactive candidate
 
-// The heads-major kernel's steps, as functions (the lab's stage 1 benchmarks reuse the conversion and the value MMA).
+// The heads-major kernel's steps, as functions (the lab's stage 1 benchmarks reuse the
+// conversion and the value MMA).
 
 // Sixteen e4m3 codes (one candidate, dims d .. d + 15, low byte first) as two 16-byte
 // rows of fp16 (dims d .. d + 7 and d + 8 .. d + 15), exactly.
