@@ -69,7 +69,7 @@ from jax.typing import ArrayLike
 from . import validate
 from .layout import COMPACT, RowFormat
 
-INT32_LIMIT = 2**31  # slot ids are int32
+INT32_LIMIT = validate.INT32_LIMIT
 
 
 def _check_geometry(num_pages, page_size, fmt, num_layers=1) -> tuple[int, int, RowFormat, int]:
@@ -190,19 +190,10 @@ def pool_partition_spec(
 
 
 def _check_block_tables(block_tables, token_req, num_tokens: int, page_size) -> int:
-    validate.check_dtype(block_tables, "block_tables", (jnp.int32,))
-    validate.check_rank(block_tables, "block_tables", (2,), "[R, max_blocks]")
-    num_requests, max_blocks = validate.check_static_shape(block_tables, "block_tables")
-    if num_requests < 1 or max_blocks < 1:
-        raise ValueError(
-            f"block_tables: expected a non-empty [R, max_blocks] table, got shape {tuple(block_tables.shape)}"
-        )
+    validate.check_table(block_tables, "block_tables", "[R, max_blocks]")
     validate.check_dtype(token_req, "token_req", (jnp.int32,))
     validate.check_length(token_req, "token_req", num_tokens, "T of positions")
-    page_size = validate.check_static_int(page_size, "page_size", 1)
-    if page_size >= INT32_LIMIT:  # a page would hold more slots than int32 ids name
-        raise ValueError(f"page_size: expected at most 2**31 - 1 (int32 slot ids), got {page_size}")
-    return page_size
+    return validate.check_page_size(page_size)
 
 
 def _slots(block_tables, positions, token_req, page_size: int) -> jax.Array:

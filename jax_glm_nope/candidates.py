@@ -17,7 +17,7 @@ from jax.typing import ArrayLike
 from . import validate
 
 COLUMN_MULTIPLE = 128  # 2051 -> 2176 = 17 x 128
-INT32_LIMIT = 2**31  # every int32 id is below it
+INT32_LIMIT = validate.INT32_LIMIT
 
 
 def default_width(num_candidates: int) -> int:

@@ -21,7 +21,7 @@ from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import COMPACT, RowFormat
 
-INT32_LIMIT = 2**31  # slot ids are int32
+INT32_LIMIT = validate.INT32_LIMIT
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,7 +23,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from . import validate
-from .cache import INT32_LIMIT, _slots
+from .cache import _slots
 from .candidates import pad_candidates
 
 
@@ -151,30 +151,22 @@ def _table(block_tables, page_size, req_to_token, req_pool_indices, num_req: int
     if block_tables is not None:
         if page_size is None:
             raise TypeError("page_size: block_tables= needs page_size= (tokens per page)")
-        validate.check_dtype(block_tables, "block_tables", (jnp.int32,))
-        validate.check_rank(block_tables, "block_tables", (2,), "[R, max_blocks]")
-        rows, max_blocks = validate.check_static_shape(block_tables, "block_tables")
+        rows, max_blocks = validate.check_table(
+            block_tables, "block_tables", "[R, max_blocks]", nonempty=False
+        )
         if rows != num_req or max_blocks < 1:
             raise ValueError(
                 f"block_tables: expected shape ({num_req}, max_blocks >= 1) (R from seq_lens), got "
                 f"{tuple(block_tables.shape)}"
             )
-        page_size = validate.check_static_int(page_size, "page_size", 1)
-        if page_size >= INT32_LIMIT:
-            raise ValueError(f"page_size: expected at most 2**31 - 1 (int32 slot ids), got {page_size}")
+        page_size = validate.check_page_size(page_size)
         pages = jnp.asarray(block_tables)
         return lambda positions, token_req: _slots(pages, positions, token_req, page_size)
     if page_size is not None:
         raise TypeError("page_size: only with block_tables= (req_to_token already names slots)")
     if req_pool_indices is not None and req_to_token is None:
         raise TypeError("req_pool_indices: only with req_to_token=")
-    validate.check_dtype(req_to_token, "req_to_token", (jnp.int32,))
-    validate.check_rank(req_to_token, "req_to_token", (2,), "[N, L]")
-    table_rows, max_len = validate.check_static_shape(req_to_token, "req_to_token")
-    if table_rows < 1 or max_len < 1:
-        raise ValueError(
-            f"req_to_token: expected a non-empty [N, L] table, got shape {tuple(req_to_token.shape)}"
-        )
+    table_rows, max_len = validate.check_table(req_to_token, "req_to_token", "[N, L]")
     if req_pool_indices is None:
         if table_rows != num_req:
             raise ValueError(

@@ -18,6 +18,8 @@ import numpy as np
 from . import layout
 from .layout import HEAD_DIM, RowFormat
 
+INT32_LIMIT = 2**31  # slot ids and candidate indices are int32: every one is below it
+
 MAX_TOKENS = 65536  # T limit of sparse_mla
 MAX_HEADS = 128
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -208,6 +210,26 @@ def check_rows(rows, name: str = "rows") -> RowFormat:
         return layout.row_format(int(rows.shape[-1]))
     except ValueError as err:
         raise ValueError(f"{name}: {err} (last axis of shape {tuple(rows.shape)})") from None
+
+
+def check_table(x, name: str, meaning: str, *, nonempty: bool = True) -> tuple[int, int]:
+    """An int32 ``[rows, cols]`` table of static shape (block tables, req_to_token):
+    ``(rows, cols)``; with ``nonempty`` both at least 1."""
+    check_dtype(x, name, (jnp.int32,))
+    check_rank(x, name, (2,), meaning)
+    rows, cols = check_static_shape(x, name)
+    if nonempty and (rows < 1 or cols < 1):
+        raise ValueError(f"{name}: expected a non-empty {meaning} table, got shape {tuple(x.shape)}")
+    return rows, cols
+
+
+def check_page_size(page_size, name: str = "page_size") -> int:
+    """Tokens per page: a Python int, at least 1, and small enough that a page's slots
+    have int32 ids."""
+    page_size = check_static_int(page_size, name, 1)
+    if page_size >= INT32_LIMIT:
+        raise ValueError(f"{name}: expected at most 2**31 - 1 (int32 slot ids), got {page_size}")
+    return page_size
 
 
 def check_static_int(value, name: str, minimum: int) -> int:
