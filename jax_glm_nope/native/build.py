@@ -32,6 +32,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
 import logging
@@ -125,6 +126,14 @@ def validate_archs(archs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(archs))
 
 
+@functools.cache
+def _quoted_includes(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    """The ``#include "..."`` names of a file, read again only when it changes: the library
+    lookup runs on every eager call."""
+    del mtime_ns, size  # the cache key
+    return tuple(_QUOTED_INCLUDE.findall(pathlib.Path(path).read_text(errors="replace")))
+
+
 def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
     """The files the build compiles (sorted): every unit's source and each header it
     includes with ``#include "..."``, transitively, resolved like nvcc's ``-I ffi``
@@ -138,7 +147,8 @@ def source_files(sources: pathlib.Path) -> list[pathlib.Path]:
         if path in seen or not path.is_file():
             continue
         seen.add(path)
-        for name in _QUOTED_INCLUDE.findall(path.read_text(errors="replace")):
+        stat = path.stat()
+        for name in _quoted_includes(str(path), stat.st_mtime_ns, stat.st_size):
             for candidate in (path.parent / name, sources / name):
                 if candidate.is_file():
                     pending.append(pathlib.Path(os.path.normpath(candidate)))
