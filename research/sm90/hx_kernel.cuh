@@ -1,0 +1,636 @@
+// The lab's "hx" kernel: 33-128 heads, one CTA per group of 64 heads (grid y), exact
+// scores with one accumulator (Horner's rule over the four tile scales), and a pipeline
+// whose roles hand off one way (research/notebook.md, "The design for stage 2 (b)").
+//
+// Shared memory: q̂ (64 KB), three fp16 half-tile slots (32 KB each) and a ring of three
+// raw half-stages (64 rows x 272 B). A block's two halves are A = dims 256-511 with the
+// row's scales (raw bytes 256-527) and B = dims 0-255 (raw bytes 0-255); half n = 2 j +
+// side of block j lives in slot n % 3 and raw stage n % 3.
+//  - producer warps: per block and half, one bulk copy per active row into the raw stage
+//    (zero rows for inactive candidates), the A half with the activity flags;
+//  - WG1: builds block j's table from A's scales (Horner ratios, E_c, 2^E_c, the tiles'
+//    fp16 scales g, skipped tiles), converts both halves into fp16 slots, then, from
+//    P'(j), forms U = P' g for tiles 0-1 and accumulates O for dims 0-255;
+//  - WG0: scores all 64 candidates, acc = (((P2 r_a + P3) r_b + P0) r_c + P1) F1 with
+//    P_t the tile-t MMA group, runs the base-2 softmax (lazy maximum, a tight per-head
+//    exponent F), hands P' (fp16, one per head and candidate) and O's rescale factor to
+//    WG1, and accumulates O for dims 256-511.
+// Per block the chain is: softmax(j) -> PV_A(j) frees A(j)'s slot -> WG1 converts B(j+1)
+// into it -> scores of tiles 0, 1 of j+1 -> softmax(j+1); the scores of tiles 2, 3 of
+// j+1 (slot A(j+1), converted long before) run while B(j+1) converts.
+//
+// Numerics: q̂ = q 2^-e1 per head in fp16 (exact); codes exact in fp16; per candidate E_c
+// = the exponent bound of max_t |s_t| and f_t = s_t 2^-E_c (exact); a tile whose |f_t| <
+// 2^-60 is skipped: its codes read as zero (NaN codes stay NaN) and its chain factor is 1,
+// so the ratios stay within 2^+-60. Score (log2 units) = sm log2(e) 2^e1 2^E_c x acc.
+// P'_hc = 2^(v - m + E_c - F_h) <= 1 with F_h = ceil of the running maximum of (v - m +
+// E_c); U_t = fp16(P' x fp16(f_t)); O in units of 2^F_h; l = sum 2^(v - m) in fp32.
+#pragma once
+
+#include "ours/sm90/sparse_mla_kernel.cuh"
+
+namespace jax_glm_nope::lab {
+
+using namespace jax_glm_nope::sm90;
+
+constexpr int kHxHeads = 64;
+constexpr int kHxThreads = 3 * 128;
+constexpr int kHxRawRow = 272;  // raw half-row stride: 256 codes (+ 16 B scales in A); 272 / 16 odd
+constexpr int kHxRawStage = kBlockRows * kHxRawRow;
+constexpr int kHxSlot = kBlockRows * 256 * 2;  // fp16 [64 candidates][256 dims], core_offset<64>
+constexpr int kHxRing = 3;                     // raw half-stages and fp16 slots
+
+struct HxSmem {
+  static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
+  static constexpr int kSlots = kQ + kHxHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
+  static constexpr int kRaw = kSlots + kHxRing * kHxSlot;
+  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), 2^E_c (-1 inactive) [6][64]
+  // float; g16 [4 tiles][64] fp16; skipped-tile mask [64] int.
+  static constexpr int kTabBytes = 6 * 256 + 4 * 128 + 256;
+  static constexpr int kTab = kRaw + kHxRing * kHxRawStage;
+  // P' [16 words][128 threads] and O's factor [2][128] (after the loop: l, m, F [6][128])
+  static constexpr int kP = kTab + 2 * kTabBytes;
+  static constexpr int kFlags = kP + 18 * 128 * 4;  // [3 raw stages][64] activity
+  static constexpr int kFactor = kFlags + kHxRing * kBlockRows * 4;  // qpre, qpost [2][64]
+  static constexpr int kBad = kFactor + 2 * kHxHeads * 4;             // bad_head [64], bad_all
+  static constexpr int kBars = (kBad + kHxHeads * 4 + 16 + 7) / 8 * 8;
+  // full_raw[3], empty_raw[3], full_h[3], empty_h[3], full_p, empty_p, q_full
+  static constexpr int kBytes = kBars + (4 * kHxRing + 3) * 8;
+  static_assert(kBytes <= 227 * 1024, "shared memory");
+};
+
+// Warpgroup MMAs: scores m64n64k16 (both operands K-major in shared memory) and values
+// m64n128k16 (A from registers, B N-major), as the heads-major kernel's.
+__device__ __forceinline__ void hx_scores(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
+      "%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+        "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+        "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
+        "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(a), "l"(b), "r"(accumulate));
+}
+
+// One Horner group: the 8 k-steps of a 128-dim tile, q̂ dims qd0.., slot dims sd0...
+__device__ __forceinline__ void hx_group(float (&acc)[32], uint64_t q_desc, uint64_t k_desc, int qd0,
+                                         int sd0, bool first) {
+#pragma unroll
+  for (int s = 0; s < 8; ++s)
+    hx_scores(acc, q_desc + uint64_t(((qd0 + 16 * s) * 128) >> 4),
+              k_desc + uint64_t(((sd0 + 16 * s) * 128) >> 4), first && s == 0 ? 0 : 1);
+}
+
+__device__ __forceinline__ uint32_t hmul2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+// A fake use of value-MMA A fragments: keeps them (and their registers) live until the
+// wait that retires their MMAs.
+__device__ __forceinline__ void hx_keep(uint32_t (&a)[2][4][4]) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) asm volatile("" ::"r"(a[i][j][k]));
+}
+
+// Keeps the NaN codes of a skipped tile's 4 bytes and zeroes the others.
+__device__ __forceinline__ uint32_t keep_nan_codes(uint32_t x) {
+  const uint32_t m = (((x & 0x7f7f7f7fu) + 0x01010101u) & 0x80808080u) >> 7;  // 1 per NaN byte
+  return x & (m * 0xffu);
+}
+
+// O's exponent F from the running bound B (log2 units): ceil(B) within [-126, 126]; -126
+// while no candidate is active (B = -inf).
+__device__ __forceinline__ int hx_exponent(float bound) {
+  return int(fminf(fmaxf(ceilf(bound), -126.0f), 126.0f));
+}
+
+// Half n's raw stage / slot and the parity of its use.
+__device__ __forceinline__ int hx_stage(int n) { return n % kHxRing; }
+__device__ __forceinline__ uint32_t hx_parity(int n) { return uint32_t(n / kHxRing) & 1u; }
+
+// The producer: per block, half A (raw bytes 256-527) then half B (0-255) of each row.
+__device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, int c_begin, int c_stop,
+                                          int nblocks, int half, int lane, uint8_t* raw, int* flags,
+                                          uint64_t* full, uint64_t* empty) {
+  const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
+  const int r = 32 * half + lane;
+  auto load = [&](int blk) {
+    const int j = c_begin + blk * kBlockRows + r;
+    return j < c_stop ? __ldg(idx_row + j) : -1;
+  };
+  int next = nblocks > 0 ? load(0) : -1;
+  for (int blk = 0; blk < nblocks; ++blk) {
+    const int idx = next;
+    if (blk + 1 < nblocks) next = load(blk + 1);
+    const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
+    const uint32_t n_active = __popc(__ballot_sync(~0u, active));
+#pragma unroll
+    for (int side = 0; side < 2; ++side) {
+      const int n = 2 * blk + side;
+      const int s = hx_stage(n);
+      const uint32_t bytes = side == 0 ? 272 : 256;
+      ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
+      uint8_t* row = raw + s * kHxRawStage + r * kHxRawRow;
+      if (!active)
+        for (int v = 0; v < kHxRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
+      if (side == 0) flags[s * kBlockRows + r] = active;
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive_expect_tx(&full[s], n_active * bytes);
+      __syncwarp();
+      if (active)
+        ptx::bulk_copy(row, p.pool + int64_t(idx) * p.row_bytes + (side == 0 ? 256 : 0), bytes, &full[s]);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const SparseMlaParams p) {
+  using S = HxSmem;
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint8_t* const qhat = smem + S::kQ;
+  uint8_t* const slots = smem + S::kSlots;
+  uint8_t* const raw = smem + S::kRaw;
+  int* const flags = reinterpret_cast<int*>(smem + S::kFlags);
+  float* const qpre = reinterpret_cast<float*>(smem + S::kFactor);
+  float* const qpost = qpre + kHxHeads;
+  int* const bad_head = reinterpret_cast<int*>(smem + S::kBad);
+  int* const bad_all = bad_head + kHxHeads;
+  uint64_t* const full_raw = reinterpret_cast<uint64_t*>(smem + S::kBars);
+  uint64_t* const empty_raw = full_raw + kHxRing;
+  uint64_t* const full_h = empty_raw + kHxRing;
+  uint64_t* const empty_h = full_h + kHxRing;
+  uint64_t* const full_p = empty_h + kHxRing;
+  uint64_t* const empty_p = full_p + 1;
+  uint64_t* const q_full = empty_p + 1;
+  uint32_t* const pbuf = reinterpret_cast<uint32_t*>(smem + S::kP);  // [18][128]
+
+  ptx::grid_dependency_wait();
+  ptx::launch_dependents();
+  const SplitRange range(p);
+  const int token = range.token, split = range.split, nblocks = range.nblocks;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int h0 = kHxHeads * int(blockIdx.y);
+  const int q_heads = min(kHxHeads, p.heads - h0);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kHxRing; ++s) {
+      ptx::mbar_init(&full_raw[s], kProducerWarps);
+      ptx::mbar_init(&empty_raw[s], kConsumerWarps);  // WG1's warps, after converting
+      ptx::mbar_init(&full_h[s], kConsumerWarps);     // WG1's warps, after converting
+      ptx::mbar_init(&empty_h[s], kConsumerWarps);    // the warps whose value MMAs read it
+    }
+    ptx::mbar_init(full_p, kConsumerWarps);
+    ptx::mbar_init(empty_p, kConsumerWarps);
+    ptx::mbar_init(q_full, 1);
+    *bad_all = 0;
+  }
+  __syncthreads();
+
+  if (warp >= 2 * kConsumerWarps) {
+    // ---------------- producer ----------------
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    const int half = warp - 2 * kConsumerWarps;
+    if (half < kProducerWarps)
+      hx_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
+    else if (half == kProducerWarps && lane == 0) {
+      const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
+      ptx::mbar_arrive_expect_tx(q_full, bytes);
+      ptx::bulk_copy(slots, p.q + (int64_t(token) * p.heads + h0) * L::kHeadDim, bytes, q_full);
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  ptx::setmaxnreg_inc<kConsumerRegs>();
+  const int wg = __shfl_sync(~0u, warp / kConsumerWarps, 0);
+  const int w = warp % kConsumerWarps;
+  const int tid = threadIdx.x % 128;
+  const int g = lane >> 2;
+  const int q4 = lane & 3;
+  {
+    SparseMlaParams ps = p;
+    ps.q = reinterpret_cast<const __nv_bfloat16*>(slots);
+    ps.heads = kHxHeads;
+    ptx::mbar_wait(q_full, 0);
+    prepare_q<kHxHeads, 2 * kConsumerWarps, true, true>(ps, 0, warp, lane, qhat, qpre, qpost, bad_head, 0,
+                                                       q_heads);
+    ptx::fence_proxy_async();
+    ptx::all_consumers_sync<2>();  // q̂ complete; the q rows' space is free
+  }
+  // Descriptors as the heads-major kernel's (no swizzle, core_offset<64> layouts).
+  const uint64_t q_desc = ptx::smem_desc(qhat, 1024, 128);
+  auto k_desc = [&](int n) { return ptx::smem_desc(slots + hx_stage(n) * kHxSlot, 1024, 128); };
+  auto v_desc = [&](int n) { return ptx::smem_desc(slots + hx_stage(n) * kHxSlot, 128, 1024); };
+  auto table = [&](int b) { return smem + S::kTab + (b & 1) * S::kTabBytes; };
+  float o[2][64];  // this warpgroup's two tiles: heads (g, g + 8), dims 8 j + 2 q4 + {0, 1}
+  zero_acc(o);
+
+  if (wg == 1) {
+    // ---------------- WG1: tables, conversion, O for dims 0-255 ----------------
+    bool scale_bad = false;
+    const int cr = (lane & 7) + 8 * ((tid >> 3) & 7);  // this thread's row of each chunk
+    const int dq = tid >> 6;
+    // Half n (block n / 2, side n % 2) from its raw stage into its slot.
+    auto convert = [&](int n) {
+      const int b = n / 2, side = n % 2;
+      const int s = hx_stage(n);
+      ptx::mbar_wait(&empty_h[s], hx_parity(n) ^ 1u);
+      ptx::mbar_wait(&full_raw[s], hx_parity(n));
+      const uint8_t* rs = raw + s * kHxRawStage;
+      uint8_t* const tab = table(b);
+      if (side == 0) {  // the block's table, one candidate per thread
+        if (tid < kBlockRows) {
+          const int c = tid;
+          const float4 s4 = *reinterpret_cast<const float4*>(rs + c * kHxRawRow + 256);
+          const float sv[4] = {s4.x, s4.y, s4.z, s4.w};
+          scale_bad |= !isfinite(s4.x) || !isfinite(s4.y) || !isfinite(s4.z) || !isfinite(s4.w);
+          const bool a = flags[s * kBlockRows + c] != 0;
+          const float amax = fmaxf(fmaxf(fabsf(sv[0]), fabsf(sv[1])), fmaxf(fabsf(sv[2]), fabsf(sv[3])));
+          const int e_c = exponent_bound(amax);
+          const float down = pow2(-e_c);
+          float fc[4];
+          int skip = 0;
+          __half g16[4];
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const float f = sv[t] * down;
+            const bool sk = !(fabsf(f) >= 0x1p-60f) && !isnan(f);
+            skip |= sk << t;
+            fc[t] = sk ? 1.0f : f;
+            g16[t] = __float2half_rn(sk ? 0.0f : f);
+          }
+          float* const tf = reinterpret_cast<float*>(tab);
+          tf[0 * 64 + c] = __fdiv_rn(fc[2], fc[3]);
+          tf[1 * 64 + c] = __fdiv_rn(fc[3], fc[0]);
+          tf[2 * 64 + c] = __fdiv_rn(fc[0], fc[1]);
+          tf[3 * 64 + c] = fc[1];
+          tf[4 * 64 + c] = a ? float(e_c) : -INFINITY;
+          tf[5 * 64 + c] = a ? pow2(e_c) : -1.0f;
+          __half* const tg = reinterpret_cast<__half*>(tab + 6 * 256);
+#pragma unroll
+          for (int t = 0; t < 4; ++t) tg[t * 64 + c] = g16[t];
+          reinterpret_cast<int*>(tab + 6 * 256 + 512)[c] = skip;
+        }
+        ptx::consumer_sync(1);  // WG1: the table is complete
+      }
+      const int skip = reinterpret_cast<const int*>(tab + 6 * 256 + 512)[cr];
+      uint8_t* const slot = slots + s * kHxSlot;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int d = 16 * (dq + 2 * i);  // local dim of the half
+        uint4 x = *reinterpret_cast<const uint4*>(rs + cr * kHxRawRow + d);
+        const int tile = 2 * (1 - side) + d / 128;
+        if ((skip >> tile) & 1) {
+          x.x = keep_nan_codes(x.x);
+          x.y = keep_nan_codes(x.y);
+          x.z = keep_nan_codes(x.z);
+          x.w = keep_nan_codes(x.w);
+        }
+        uint4 lo, hi;
+        e4m3x16_to_f16(x, lo, hi);
+        *reinterpret_cast<uint4*>(slot + core_offset<64>(cr, d)) = lo;
+        *reinterpret_cast<uint4*>(slot + core_offset<64>(cr, d + 8)) = hi;
+      }
+      ptx::fence_proxy_async();  // the slot for the MMAs; the raw reads before the next bulk copies
+      __syncwarp();
+      if (lane == 0) {
+        ptx::mbar_arrive(&full_h[s]);
+        ptx::mbar_arrive(&empty_raw[s]);
+      }
+    };
+    if (nblocks > 0) {
+      convert(0);
+      convert(1);
+      if (nblocks > 1) convert(2);
+    }
+    for (int b = 0; b < nblocks; ++b) {
+      const uint8_t* const tab = table(b);
+      ptx::mbar_wait(full_p, uint32_t(b) & 1u);
+      uint32_t pp[16];
+#pragma unroll
+      for (int i = 0; i < 16; ++i) pp[i] = pbuf[i * 128 + tid];
+      const float fac[2] = {__uint_as_float(pbuf[16 * 128 + tid]), __uint_as_float(pbuf[17 * 128 + tid])};
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive(empty_p);
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi)
+        if (fac[hi] != 1.0f) {
+#pragma unroll
+          for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+            for (int j = 0; j < 16; ++j) {
+              o[t2][4 * j + 2 * hi] *= fac[hi];
+              o[t2][4 * j + 2 * hi + 1] *= fac[hi];
+            }
+        }
+      // U_t = P' g_t for tiles 0, 1; A fragments [t2][kk][4]
+      const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);  // [4][32] half pairs
+      uint32_t a[2][4][4];
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const uint32_t g0 = tg[t2 * 32 + 8 * kk + q4];      // candidates 16 kk + 2 q4, +1
+          const uint32_t g1 = tg[t2 * 32 + 8 * kk + 4 + q4];  // candidates 16 kk + 8 + 2 q4, +1
+          a[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], g0);
+          a[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], g0);
+          a[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], g1);
+          a[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
+        }
+      const uint64_t vd = v_desc(2 * b + 1);
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+          HmWgmma::values(o[t2], a[t2][kk], vd + uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4));
+      ptx::wgmma_commit();
+      if (b + 1 < nblocks) convert(2 * (b + 1) + 1);  // B(b+1), into A(b)'s slot
+      ptx::wgmma_wait<0>();
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
+      hx_keep(a);
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(2 * b + 1)]);
+      if (b + 2 < nblocks) convert(2 * (b + 2));  // A(b+2), into B(b)'s slot
+    }
+    if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
+    ptx::all_consumers_sync<2>();  // WG0's l, m, F are in pbuf
+    const bool any_bad = *bad_all != 0;
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      const int h = 16 * w + g + 8 * hi;
+      if (h >= q_heads) continue;
+      const float l = __uint_as_float(pbuf[(0 + hi) * 128 + tid]);
+      const float m = __uint_as_float(pbuf[(2 + hi) * 128 + tid]);
+      const int f = int(pbuf[(4 + hi) * 128 + tid]);
+      const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
+      const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad));
+      const float lse2 = l > 0.0f ? m + log2f(l) : -INFINITY;
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2) {
+        float v[16][2];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+          v[j][0] = o[t2][4 * j + 2 * hi] * rl;
+          v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
+        }
+        store_head_at<16>(p, token, split, h0 + h, 128 * t2, 8, q4, v, pow2(f), lse2, bad,
+                          t2 == 0 && q4 == 0);
+      }
+    }
+    return;
+  }
+
+  // ---------------- WG0: scores, softmax, O for dims 256-511 ----------------
+  float m_run[2] = {-INFINITY, -INFINITY}, b_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};
+  uint32_t u[2][4][4];  // U_t of tiles 2, 3 for the value MMAs in flight
+  // acc: overwritten by each block's first k-step; "defined" where no MMA is in flight
+  // (before the loop and after each softmax): a definition while the previous block's
+  // value MMAs run makes ptxas serialize every MMA (C7515)
+  float acc[32];
+#pragma unroll
+  for (int e = 0; e < 32; ++e) asm volatile("" : "=f"(acc[e]));
+  // Block b's scores into acc (acc x F1 is the tile sum); with pv, the previous block's
+  // value MMAs are in flight: retired by the first wait, which frees their slot. (The loop
+  // below calls this for block b + 1 inside iteration b, so that no MMA is in flight across
+  // the loop's back edge: ptxas serializes every MMA of a loop that carries one, C7515.)
+  auto score = [&](int b, bool pv) {
+    const float* const tf = reinterpret_cast<const float*>(table(b));
+    const int nA = 2 * b, nB = 2 * b + 1;
+    float2 r[8];  // this thread's candidates 8 j + 2 q4, +1: a Horner ratio
+    // ---- tiles 2, 3 (half A) ----
+    ptx::mbar_wait(&full_h[hx_stage(nA)], hx_parity(nA));
+    ptx::wgmma_fence();
+    hx_group(acc, q_desc, k_desc(nA), 256, 0, true);
+    ptx::wgmma_commit();
+    if (pv) {
+      ptx::wgmma_wait<1>();  // PV_A(b - 1) done: its slot is free, U too
+      hx_keep(u);            // U lives until here: else ptxas gives acc U's registers
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(nA - 2)]);
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 0 * 64)[4 * j + q4];
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(acc);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        acc[4 * j + 2 * hi] *= r[j].x;
+        acc[4 * j + 2 * hi + 1] *= r[j].y;
+      }
+    ptx::wgmma_fence();
+    hx_group(acc, q_desc, k_desc(nA), 384, 128, false);
+    ptx::wgmma_commit();
+#pragma unroll
+    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 1 * 64)[4 * j + q4];
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(acc);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        acc[4 * j + 2 * hi] *= r[j].x;
+        acc[4 * j + 2 * hi + 1] *= r[j].y;
+      }
+    // ---- tiles 0, 1 (half B) ----
+    ptx::mbar_wait(&full_h[hx_stage(nB)], hx_parity(nB));
+    ptx::wgmma_fence();
+    hx_group(acc, q_desc, k_desc(nB), 0, 0, false);
+    ptx::wgmma_commit();
+#pragma unroll
+    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 2 * 64)[4 * j + q4];
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(acc);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        acc[4 * j + 2 * hi] *= r[j].x;
+        acc[4 * j + 2 * hi + 1] *= r[j].y;
+      }
+    ptx::wgmma_fence();
+    hx_group(acc, q_desc, k_desc(nB), 128, 128, false);
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    ptx::fence_regs(acc);
+
+  };
+  if (nblocks > 0) score(0, false);
+  for (int b = 0; b < nblocks; ++b) {
+    const uint8_t* const tab = table(b);
+    const float* const tf = reinterpret_cast<const float*>(tab);
+    const int nA = 2 * b;
+    // ---- scores in log2 units (e = 4 j + 2 hi + k: candidate 8 j + 2 q4 + k, head hi) ----
+    float mx[2] = {-INFINITY, -INFINITY};
+    const float pre[2] = {qpre[16 * w + g], qpre[16 * w + g + 8]};
+    const float post[2] = {qpost[16 * w + g], qpost[16 * w + g + 8]};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float2 up2 = reinterpret_cast<const float2*>(tf + 5 * 64)[4 * j + q4];
+      const float2 f12 = reinterpret_cast<const float2*>(tf + 3 * 64)[4 * j + q4];
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const float up = k ? up2.y : up2.x;
+        const float f1 = k ? f12.y : f12.x;
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int e = 4 * j + 2 * hi + k;
+          acc[e] = hm_score(acc[e] * f1, pre[hi], up, post[hi], up > 0.0f);
+          mx[hi] = fmaxf(mx[hi], acc[e]);
+        }
+      }
+    }
+    float fac[2], mm[2], sh[2];
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+      const float m_old = m_run[hi];
+      const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;
+      fac[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);  // corr, for now
+      sh[hi] = m_old == m ? 0.0f : m_old - m;
+      m_run[hi] = m;
+      mm[hi] = m == -INFINITY ? 0.0f : m;
+    }
+    // relative scores, the bound of (v - m + E_c), the sums
+    float y[2] = {-INFINITY, -INFINITY}, ps[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float2 e2 = reinterpret_cast<const float2*>(tf + 4 * 64)[4 * j + q4];
+#pragma unroll
+      for (int k = 0; k < 2; ++k)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int e = 4 * j + 2 * hi + k;
+          const float v = acc[e];
+          const float rel = v == mm[hi] ? 0.0f : v - mm[hi];
+          acc[e] = rel;
+          y[hi] = fmaxf(y[hi], rel + (k ? e2.y : e2.x));
+          ps[hi] += ptx::exp2_approx(rel);
+        }
+    }
+    float fdiff[2];  // F (as a float) per head, new
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 1));
+      y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 2));
+      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 1);
+      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 2);
+      const int f_old = hx_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
+      const float bnd = fmaxf(b_run[hi] + sh[hi], y[hi]);
+      b_run[hi] = bnd;
+      const int f_new = hx_exponent(bnd);
+      const int d = f_old - f_new;
+      fdiff[hi] = float(f_new);
+      l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], fac[hi]), ps[hi]);
+      fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);
+    }
+    // P' = 2^(rel + E_c - F), packed per candidate pair: pp[2 j + hi]
+    uint32_t pp[16];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float2 e2 = reinterpret_cast<const float2*>(tf + 4 * 64)[4 * j + q4];
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        const float p0 = ptx::exp2_approx(acc[4 * j + 2 * hi] + (e2.x - fdiff[hi]));
+        const float p1 = ptx::exp2_approx(acc[4 * j + 2 * hi + 1] + (e2.y - fdiff[hi]));
+        pp[2 * j + hi] = pack_f16x2(p0, p1);
+      }
+    }
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi)
+      if (fac[hi] != 1.0f) {
+#pragma unroll
+        for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+          for (int j = 0; j < 16; ++j) {
+            o[t2][4 * j + 2 * hi] *= fac[hi];
+            o[t2][4 * j + 2 * hi + 1] *= fac[hi];
+          }
+      }
+#pragma unroll
+    for (int e = 0; e < 32; ++e) asm volatile("" : "=f"(acc[e]));
+    // U_t = P' g_t for tiles 2, 3
+    const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const uint32_t g0 = tg[(2 + t2) * 32 + 8 * kk + q4];
+        const uint32_t g1 = tg[(2 + t2) * 32 + 8 * kk + 4 + q4];
+        u[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], g0);
+        u[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], g0);
+        u[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], g1);
+        u[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
+      }
+    // P' and the factor to WG1 (every read of this block's table is done)
+    ptx::mbar_wait(empty_p, (uint32_t(b) & 1u) ^ 1u);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) pbuf[i * 128 + tid] = pp[i];
+    pbuf[16 * 128 + tid] = __float_as_uint(fac[0]);
+    pbuf[17 * 128 + tid] = __float_as_uint(fac[1]);
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(full_p);
+    // ---- values: O_t += U_t V_t for tiles 2, 3 ----
+    const uint64_t vd = v_desc(nA);
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+        HmWgmma::values(o[t2], u[t2][kk], vd + uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4));
+    ptx::wgmma_commit();
+    if (b + 1 < nblocks)
+      score(b + 1, true);
+    else
+      ptx::wgmma_wait<0>();
+  }
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
+  // l, m, F to WG1 through pbuf, once it has read the last P'
+  ptx::mbar_wait(empty_p, (uint32_t(nblocks) & 1u) ^ 1u);
+#pragma unroll
+  for (int hi = 0; hi < 2; ++hi) {
+    pbuf[(0 + hi) * 128 + tid] = __float_as_uint(l_run[hi]);
+    pbuf[(2 + hi) * 128 + tid] = __float_as_uint(m_run[hi]);
+    pbuf[(4 + hi) * 128 + tid] = uint32_t(hx_exponent(b_run[hi]));
+  }
+  ptx::all_consumers_sync<2>();
+  const bool any_bad = *bad_all != 0;
+#pragma unroll
+  for (int hi = 0; hi < 2; ++hi) {
+    const int h = 16 * w + g + 8 * hi;
+    if (h >= q_heads) continue;
+    const float l = l_run[hi];
+    const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
+    const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad));
+    const float lse2 = l > 0.0f ? m_run[hi] + log2f(l) : -INFINITY;
+#pragma unroll
+    for (int t2 = 0; t2 < 2; ++t2) {
+      float v[16][2];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        v[j][0] = o[t2][4 * j + 2 * hi] * rl;
+        v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
+      }
+      store_head_at<16>(p, token, split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hx_exponent(b_run[hi])), lse2,
+                        bad, false);
+    }
+  }
+}
+
+constexpr sm90::KernelSpec kHxSpec{"hx", sm90::kGroupHeads + 1, kMaxHeads, 1, sm90::kAnySplit, true, true,
+                             {sparse_mla_hx_kernel, kHxThreads, HxSmem::kBytes, kHxHeads}};
+
+}  // namespace jax_glm_nope::lab
