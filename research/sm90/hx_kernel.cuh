@@ -39,6 +39,10 @@ constexpr int kHxRawRow = 272;  // raw half-row stride: 256 codes (+ 16 B scales
 constexpr int kHxRawStage = kBlockRows * kHxRawRow;
 constexpr int kHxSlot = kBlockRows * 256 * 2;  // fp16 [64 candidates][256 dims], core_offset<64>
 constexpr int kHxRing = 3;                     // raw half-stages and fp16 slots
+#ifndef HX_PREFETCH
+#define HX_PREFETCH 2
+#endif
+constexpr int kHxPrefetch = HX_PREFETCH;  // blocks of rows prefetched into L2 ahead of the ring
 
 struct HxSmem {
   static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
@@ -127,10 +131,26 @@ __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, i
     const int j = c_begin + blk * kBlockRows + r;
     return j < c_stop ? __ldg(idx_row + j) : -1;
   };
-  int next = nblocks > 0 ? load(0) : -1;
+  // Rows are prefetched into L2 kHxPrefetch blocks ahead of their bulk copies (which then
+  // wait on L2, not HBM: the ring's lead is only 1.5 blocks).
+  auto prefetch = [&](int idx) {
+    if (idx >= 0 && int64_t(idx) < p.num_slots)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p.pool + int64_t(idx) * p.row_bytes),
+                   "r"(uint32_t(L::kCompactRowBytes))
+                   : "memory");
+  };
+  int ahead[kHxPrefetch + 1];
+#pragma unroll
+  for (int i = 0; i <= kHxPrefetch; ++i) {
+    ahead[i] = i < nblocks ? load(i) : -1;
+    if (i > 0) prefetch(ahead[i]);
+  }
   for (int blk = 0; blk < nblocks; ++blk) {
-    const int idx = next;
-    if (blk + 1 < nblocks) next = load(blk + 1);
+    const int idx = ahead[0];
+#pragma unroll
+    for (int i = 0; i < kHxPrefetch; ++i) ahead[i] = ahead[i + 1];
+    ahead[kHxPrefetch] = blk + kHxPrefetch + 1 < nblocks ? load(blk + kHxPrefetch + 1) : -1;
+    prefetch(ahead[kHxPrefetch]);
     const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
     const uint32_t n_active = __popc(__ballot_sync(~0u, active));
 #pragma unroll
@@ -144,9 +164,17 @@ __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, i
         for (int v = 0; v < kHxRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
       if (side == 0) flags[s * kBlockRows + r] = active;
       __syncwarp();
+#ifndef HX_NO_GATHER
       if (lane == 0) ptx::mbar_arrive_expect_tx(&full[s], n_active * bytes);
+#else
+      if (lane == 0) ptx::mbar_arrive(&full[s]);
+#endif
       __syncwarp();
+#ifndef HX_NO_GATHER
       if (active)
+#else
+      if (false)
+#endif
         ptx::bulk_copy(row, p.pool + int64_t(idx) * p.row_bytes + (side == 0 ? 256 : 0), bytes, &full[s]);
     }
   }
@@ -283,6 +311,9 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       }
       const int skip = reinterpret_cast<const int*>(tab + 6 * 256 + 512)[cr];
       uint8_t* const slot = slots + s * kHxSlot;
+#ifdef HX_NO_CONVERT
+      if (false)
+#endif
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const int d = 16 * (dq + 2 * i);  // local dim of the half
@@ -420,6 +451,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     }
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 0 * 64)[4 * j + q4];
+#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -429,11 +461,13 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
+#endif
     ptx::wgmma_fence();
     hx_group(acc, q_desc, k_desc(nA), 384, 128, false);
     ptx::wgmma_commit();
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 1 * 64)[4 * j + q4];
+#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -443,6 +477,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
+#endif
     // ---- tiles 0, 1 (half B) ----
     ptx::mbar_wait(&full_h[hx_stage(nB)], hx_parity(nB));
     ptx::wgmma_fence();
@@ -450,6 +485,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     ptx::wgmma_commit();
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 2 * 64)[4 * j + q4];
+#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -459,6 +495,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
+#endif
     ptx::wgmma_fence();
     hx_group(acc, q_desc, k_desc(nB), 128, 128, false);
     ptx::wgmma_commit();
