@@ -121,6 +121,35 @@ __device__ __forceinline__ int hx_exponent(float bound) {
 __device__ __forceinline__ int hx_stage(int n) { return n % kHxRing; }
 __device__ __forceinline__ uint32_t hx_parity(int n) { return uint32_t(n / kHxRing) & 1u; }
 
+// Lab trace (-DHX_TRACE): clock64 stamps of CTA (0, 0), one thread per role, per block:
+// [role][block][point], read back by hx_dump_trace() after a --profile run.
+#ifdef HX_TRACE
+constexpr int kHxTraceBlocks = 40, kHxTracePoints = 12;
+__device__ long long g_hx_trace[3][kHxTraceBlocks][kHxTracePoints];
+#define HX_T(role, blk, point)                                                                   \
+  do {                                                                                           \
+    if (blockIdx.x == 0 && blockIdx.y == 0 && (threadIdx.x % 128) == 0 && (blk) < kHxTraceBlocks) \
+      g_hx_trace[role][blk][point] = clock64();                                                  \
+  } while (0)
+inline void hx_dump_trace() {
+  static long long t[3][kHxTraceBlocks][kHxTracePoints];
+  cudaMemcpyFromSymbol(t, g_hx_trace, sizeof(t));
+  const long long t0 = t[0][0][0];
+  const char* names[3] = {"WG0", "WG1", "producer"};
+  for (int r = 0; r < 3; ++r)
+    for (int b = 0; b < kHxTraceBlocks; ++b) {
+      if (t[r][b][0] == 0) continue;
+      std::printf("trace %s block %2d:", names[r], b);
+      for (int i = 0; i < kHxTracePoints; ++i) std::printf(" %7lld", t[r][b][i] ? t[r][b][i] - t0 : -1);
+      std::printf("\n");
+    }
+}
+#else
+#define HX_T(role, blk, point) \
+  do {                         \
+  } while (0)
+#endif
+
 // The producer: per block, half A (raw bytes 256-527) then half B (0-255) of each row.
 __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, int c_begin, int c_stop,
                                           int nblocks, int half, int lane, uint8_t* raw, int* flags,
@@ -158,7 +187,9 @@ __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, i
       const int n = 2 * blk + side;
       const int s = hx_stage(n);
       const uint32_t bytes = side == 0 ? 272 : 256;
+      HX_T(2, blk, 2 * side);
       ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
+      HX_T(2, blk, 2 * side + 1);
       uint8_t* row = raw + s * kHxRawStage + r * kHxRawRow;
       if (!active)
         for (int v = 0; v < kHxRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
@@ -270,8 +301,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     auto convert = [&](int n) {
       const int b = n / 2, side = n % 2;
       const int s = hx_stage(n);
+      HX_T(1, b, 4 * side);
       ptx::mbar_wait(&empty_h[s], hx_parity(n) ^ 1u);
+      HX_T(1, b, 4 * side + 1);
       ptx::mbar_wait(&full_raw[s], hx_parity(n));
+      HX_T(1, b, 4 * side + 2);
       const uint8_t* rs = raw + s * kHxRawStage;
       uint8_t* const tab = table(b);
       if (side == 0) {  // the block's table, one candidate per thread
@@ -336,6 +370,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         ptx::mbar_arrive(&full_h[s]);
         ptx::mbar_arrive(&empty_raw[s]);
       }
+      HX_T(1, b, 4 * side + 3);
     };
     if (nblocks > 0) {
       convert(0);
@@ -344,7 +379,9 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     }
     for (int b = 0; b < nblocks; ++b) {
       const uint8_t* const tab = table(b);
+      HX_T(1, b, 8);
       ptx::mbar_wait(full_p, uint32_t(b) & 1u);
+      HX_T(1, b, 9);
       uint32_t pp[16];
 #pragma unroll
       for (int i = 0; i < 16; ++i) pp[i] = pbuf[i * 128 + tid];
@@ -389,6 +426,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
       hx_keep(a);
+      HX_T(1, b, 10);
       __syncwarp();
       if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(2 * b + 1)]);
       if (b + 2 < nblocks) convert(2 * (b + 2));  // A(b+2), into B(b)'s slot
@@ -439,13 +477,16 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     const int nA = 2 * b, nB = 2 * b + 1;
     float2 r[8];  // this thread's candidates 8 j + 2 q4, +1: a Horner ratio
     // ---- tiles 2, 3 (half A) ----
+    HX_T(0, b, 0);
     ptx::mbar_wait(&full_h[hx_stage(nA)], hx_parity(nA));
+    HX_T(0, b, 1);
     ptx::wgmma_fence();
     hx_group(acc, q_desc, k_desc(nA), 256, 0, true);
     ptx::wgmma_commit();
     if (pv) {
       ptx::wgmma_wait<1>();  // PV_A(b - 1) done: its slot is free, U too
       hx_keep(u);            // U lives until here: else ptxas gives acc U's registers
+      HX_T(0, b, 2);
       __syncwarp();
       if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(nA - 2)]);
     }
@@ -479,7 +520,9 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       }
 #endif
     // ---- tiles 0, 1 (half B) ----
+    HX_T(0, b, 4);
     ptx::mbar_wait(&full_h[hx_stage(nB)], hx_parity(nB));
+    HX_T(0, b, 5);
     ptx::wgmma_fence();
     hx_group(acc, q_desc, k_desc(nB), 0, 0, false);
     ptx::wgmma_commit();
@@ -501,6 +544,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
+    HX_T(0, b, 6);
 
   };
   if (nblocks > 0) score(0, false);
@@ -612,7 +656,9 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         u[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
       }
     // P' and the factor to WG1 (every read of this block's table is done)
+    HX_T(0, b, 7);
     ptx::mbar_wait(empty_p, (uint32_t(b) & 1u) ^ 1u);
+    HX_T(0, b, 8);
 #pragma unroll
     for (int i = 0; i < 16; ++i) pbuf[i * 128 + tid] = pp[i];
     pbuf[16 * 128 + tid] = __float_as_uint(fac[0]);
