@@ -121,6 +121,54 @@ __device__ __forceinline__ int hx_exponent(float bound) {
 __device__ __forceinline__ int hx_stage(int n) { return n % kHxRing; }
 __device__ __forceinline__ uint32_t hx_parity(int n) { return uint32_t(n / kHxRing) & 1u; }
 
+// The producer by 16-byte async copies (-DHX_LDGSTS): cp.async.cg per 16-byte chunk, a
+// warp per half-row at a time (lanes 0-16: 272 bytes, the A half with its scales; 0-15:
+// 256), zero-filled for an inactive row (source size 0), completion counted on the
+// stage's full barrier by cp.async.mbarrier.arrive.noinc (one per producer thread) beside
+// one ordinary arrival per warp for the flags. No bulk copies: the TMA unit issues a
+// small bulk copy at a limited rate, and hx needs two per row.
+constexpr int kHxLdgstsWarps = kProducerWarps;
+__device__ __forceinline__ void hx_gather_ldgsts(const SparseMlaParams& p, int token, int c_begin, int c_stop,
+                                                 int nblocks, int half, int lane, uint8_t* raw, int* flags,
+                                                 uint64_t* full, uint64_t* empty) {
+  const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
+  const int r0 = 32 * half;  // this warp's rows r0 .. r0 + 31 of each block
+  auto load = [&](int blk) {
+    const int j = c_begin + blk * kBlockRows + r0 + lane;
+    return j < c_stop ? __ldg(idx_row + j) : -1;
+  };
+  int next = nblocks > 0 ? load(0) : -1;
+  for (int blk = 0; blk < nblocks; ++blk) {
+    const int idx = next;
+    if (blk + 1 < nblocks) next = load(blk + 1);
+    const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
+#pragma unroll
+    for (int side = 0; side < 2; ++side) {
+      const int n = 2 * blk + side;
+      const int s = hx_stage(n);
+      const int chunks = side == 0 ? 17 : 16;
+      ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
+      if (side == 0) flags[s * kBlockRows + r0 + lane] = active;
+      uint8_t* const stage = raw + s * kHxRawStage;
+#pragma unroll 4
+      for (int i = 0; i < 32; ++i) {
+        const int ri = __shfl_sync(~0u, idx, i);
+        const bool ai = __shfl_sync(~0u, int(active), i) != 0;
+        if (lane < chunks) {
+          const uint8_t* src = ai ? p.pool + int64_t(ri) * p.row_bytes + (side == 0 ? 256 : 0) + 16 * lane : p.pool;
+          const uint32_t dst = ptx::smem_u32(stage + (r0 + i) * kHxRawRow + 16 * lane);
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(ai ? 16 : 0)
+                       : "memory");
+        }
+      }
+      asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(ptx::smem_u32(&full[s]))
+                   : "memory");
+      __syncwarp();
+      if (lane == 0) ptx::mbar_arrive(&full[s]);  // (the flags)
+    }
+  }
+}
+
 // Lab trace (-DHX_TRACE): clock64 stamps of CTA (0, 0), one thread per role, per block:
 // [role][block][point], read back by hx_dump_trace() after a --profile run.
 #ifdef HX_TRACE
@@ -241,7 +289,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
   const int q_heads = min(kHxHeads, p.heads - h0);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kHxRing; ++s) {
+#ifdef HX_LDGSTS
+      ptx::mbar_init(&full_raw[s], kHxLdgstsWarps * 33);  // every thread's copies, then each warp
+#else
       ptx::mbar_init(&full_raw[s], kProducerWarps);
+#endif
       ptx::mbar_init(&empty_raw[s], kConsumerWarps);  // WG1's warps, after converting
       ptx::mbar_init(&full_h[s], kConsumerWarps);     // WG1's warps, after converting
       ptx::mbar_init(&empty_h[s], kConsumerWarps);    // the warps whose value MMAs read it
@@ -258,7 +310,12 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     ptx::setmaxnreg_dec<kProducerRegs>();
     const int half = warp - 2 * kConsumerWarps;
     if (half < kProducerWarps)
+#ifdef HX_LDGSTS
+      hx_gather_ldgsts(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw,
+                       empty_raw);
+#else
       hx_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
+#endif
     else if (half == kProducerWarps && lane == 0) {
       const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
       ptx::mbar_arrive_expect_tx(q_full, bytes);
