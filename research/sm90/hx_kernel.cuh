@@ -40,7 +40,7 @@ constexpr int kHxRawStage = kBlockRows * kHxRawRow;
 constexpr int kHxSlot = kBlockRows * 256 * 2;  // fp16 [64 candidates][256 dims], core_offset<64>
 constexpr int kHxRing = 3;                     // raw half-stages and fp16 slots
 #ifndef HX_PREFETCH
-#define HX_PREFETCH 2
+#define HX_PREFETCH 0
 #endif
 constexpr int kHxPrefetch = HX_PREFETCH;  // blocks of rows prefetched into L2 ahead of the ring
 
@@ -172,6 +172,7 @@ __device__ __forceinline__ void hx_gather_ldgsts(const SparseMlaParams& p, int t
 // Lab trace (-DHX_TRACE): clock64 stamps of CTA (0, 0), one thread per role, per block:
 // [role][block][point], read back by hx_dump_trace() after a --profile run.
 #ifdef HX_TRACE
+#include <cstdio>
 constexpr int kHxTraceBlocks = 40, kHxTracePoints = 12;
 __device__ long long g_hx_trace[3][kHxTraceBlocks][kHxTracePoints];
 #define HX_T(role, blk, point)                                                                   \
@@ -198,20 +199,25 @@ inline void hx_dump_trace() {
   } while (0)
 #endif
 
-// The producer: per block, half A (raw bytes 256-527) then half B (0-255) of each row.
+// The producer: per block, half A (raw bytes 256-527) then half B (0-255) of each row, one
+// bulk copy per active row and half. The four producer warps gather 16 rows each (lane =
+// row): a warp issues its copies one after another at ~70 cycles a copy (run 55), and hx
+// needs two per row.
+constexpr int kHxGatherWarps = 4;
+constexpr int kHxGatherRows = kBlockRows / kHxGatherWarps;
 __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, int c_begin, int c_stop,
                                           int nblocks, int half, int lane, uint8_t* raw, int* flags,
                                           uint64_t* full, uint64_t* empty) {
   const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-  const int r = 32 * half + lane;
+  const int r = kHxGatherRows * half + lane;  // (lanes < kHxGatherRows)
+  const bool mine = lane < kHxGatherRows;
   auto load = [&](int blk) {
     const int j = c_begin + blk * kBlockRows + r;
-    return j < c_stop ? __ldg(idx_row + j) : -1;
+    return mine && j < c_stop ? __ldg(idx_row + j) : -1;
   };
-  // Rows are prefetched into L2 kHxPrefetch blocks ahead of their bulk copies (which then
-  // wait on L2, not HBM: the ring's lead is only 1.5 blocks).
+  // Rows are prefetched into L2 kHxPrefetch blocks ahead of their bulk copies (0: none).
   auto prefetch = [&](int idx) {
-    if (idx >= 0 && int64_t(idx) < p.num_slots)
+    if (kHxPrefetch > 0 && idx >= 0 && int64_t(idx) < p.num_slots)
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p.pool + int64_t(idx) * p.row_bytes),
                    "r"(uint32_t(L::kCompactRowBytes))
                    : "memory");
@@ -226,8 +232,12 @@ __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, i
     const int idx = ahead[0];
 #pragma unroll
     for (int i = 0; i < kHxPrefetch; ++i) ahead[i] = ahead[i + 1];
-    ahead[kHxPrefetch] = blk + kHxPrefetch + 1 < nblocks ? load(blk + kHxPrefetch + 1) : -1;
-    prefetch(ahead[kHxPrefetch]);
+    if (kHxPrefetch > 0) {
+      ahead[kHxPrefetch] = blk + kHxPrefetch + 1 < nblocks ? load(blk + kHxPrefetch + 1) : -1;
+      prefetch(ahead[kHxPrefetch]);
+    } else {
+      ahead[0] = blk + 1 < nblocks ? load(blk + 1) : -1;
+    }
     const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
     const uint32_t n_active = __popc(__ballot_sync(~0u, active));
 #pragma unroll
@@ -239,9 +249,9 @@ __device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, i
       ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
       HX_T(2, blk, 2 * side + 1);
       uint8_t* row = raw + s * kHxRawStage + r * kHxRawRow;
-      if (!active)
+      if (mine && !active)
         for (int v = 0; v < kHxRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
-      if (side == 0) flags[s * kBlockRows + r] = active;
+      if (mine && side == 0) flags[s * kBlockRows + r] = active;
       __syncwarp();
 #ifndef HX_NO_GATHER
       if (lane == 0) ptx::mbar_arrive_expect_tx(&full[s], n_active * bytes);
@@ -292,7 +302,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
 #ifdef HX_LDGSTS
       ptx::mbar_init(&full_raw[s], kHxLdgstsWarps * 33);  // every thread's copies, then each warp
 #else
-      ptx::mbar_init(&full_raw[s], kProducerWarps);
+      ptx::mbar_init(&full_raw[s], kHxGatherWarps);
 #endif
       ptx::mbar_init(&empty_raw[s], kConsumerWarps);  // WG1's warps, after converting
       ptx::mbar_init(&full_h[s], kConsumerWarps);     // WG1's warps, after converting
@@ -309,18 +319,18 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     // ---------------- producer ----------------
     ptx::setmaxnreg_dec<kProducerRegs>();
     const int half = warp - 2 * kConsumerWarps;
-    if (half < kProducerWarps)
-#ifdef HX_LDGSTS
-      hx_gather_ldgsts(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw,
-                       empty_raw);
-#else
-      hx_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
-#endif
-    else if (half == kProducerWarps && lane == 0) {
+    if (half == kHxGatherWarps - 1 && lane == 0) {  // first the q rows, then its share of the rows
       const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
       ptx::mbar_arrive_expect_tx(q_full, bytes);
       ptx::bulk_copy(slots, p.q + (int64_t(token) * p.heads + h0) * L::kHeadDim, bytes, q_full);
     }
+#ifdef HX_LDGSTS
+    if (half < kHxLdgstsWarps)
+      hx_gather_ldgsts(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw,
+                       empty_raw);
+#else
+    hx_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
+#endif
     return;
   }
 
