@@ -48,7 +48,7 @@ struct HxSmem {
   static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
   static constexpr int kSlots = kQ + kHxHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
   static constexpr int kRaw = kSlots + kHxRing * kHxSlot;
-  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), 2^E_c (-1 inactive) [6][64]
+  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), F1 2^E_c (-1 inactive) [6][64]
   // float; g16 [4 tiles][64] fp16; skipped-tile mask [64] int.
   static constexpr int kTabBytes = 6 * 256 + 4 * 128 + 256;
   static constexpr int kTab = kRaw + kHxRing * kHxRawStage;
@@ -103,6 +103,14 @@ __device__ __forceinline__ void hx_keep(uint32_t (&a)[2][4][4]) {
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int k = 0; k < 4; ++k) asm volatile("" ::"r"(a[i][j][k]));
+}
+
+// A float2 from shared memory, loaded where it is written (volatile: not kept in registers
+// across the softmax's passes by common-subexpression elimination).
+__device__ __forceinline__ float2 hx_lds2(const float* p) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(ptx::smem_u32(p)));
+  return v;
 }
 
 // Keeps the NaN codes of a skipped tile's 4 bytes and zeroes the others.
@@ -402,7 +410,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
           tf[2 * 64 + c] = __fdiv_rn(fc[0], fc[1]);
           tf[3 * 64 + c] = fc[1];
           tf[4 * 64 + c] = a ? float(e_c) : -INFINITY;
-          tf[5 * 64 + c] = a ? pow2(e_c) : -1.0f;
+          tf[5 * 64 + c] = a ? fc[1] * pow2(e_c) : -1.0f;  // F1 2^E_c: the score's last factor
           __half* const tg = reinterpret_cast<__half*>(tab + 6 * 256);
 #pragma unroll
           for (int t = 0; t < 4; ++t) tg[t * 64 + c] = g16[t];
@@ -620,21 +628,19 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     const float* const tf = reinterpret_cast<const float*>(tab);
     const int nA = 2 * b;
     // ---- scores in log2 units (e = 4 j + 2 hi + k: candidate 8 j + 2 q4 + k, head hi) ----
-    float mx[2] = {-INFINITY, -INFINITY};
     const float pre[2] = {qpre[16 * w + g], qpre[16 * w + g + 8]};
     const float post[2] = {qpost[16 * w + g], qpost[16 * w + g + 8]};
+    float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 up2 = reinterpret_cast<const float2*>(tf + 5 * 64)[4 * j + q4];
-      const float2 f12 = reinterpret_cast<const float2*>(tf + 3 * 64)[4 * j + q4];
+      const float2 s2 = hx_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c, -1 inactive
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const float up = k ? up2.y : up2.x;
-        const float f1 = k ? f12.y : f12.x;
+        const float s1 = k ? s2.y : s2.x;
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
-          acc[e] = hm_score(acc[e] * f1, pre[hi], up, post[hi], up > 0.0f);
+          acc[e] = hm_score(acc[e], pre[hi], s1, post[hi], s1 > 0.0f);
           mx[hi] = fmaxf(mx[hi], acc[e]);
         }
       }
@@ -651,11 +657,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       m_run[hi] = m;
       mm[hi] = m == -INFINITY ? 0.0f : m;
     }
-    // relative scores, the bound of (v - m + E_c), the sums
-    float y[2] = {-INFINITY, -INFINITY}, ps[2] = {0.0f, 0.0f};
+    // relative scores (in acc) and the bound of (v - m + E_c)
+    float y[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = reinterpret_cast<const float2*>(tf + 4 * 64)[4 * j + q4];
+      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int k = 0; k < 2; ++k)
 #pragma unroll
@@ -665,36 +671,52 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
           const float rel = v == mm[hi] ? 0.0f : v - mm[hi];
           acc[e] = rel;
           y[hi] = fmaxf(y[hi], rel + (k ? e2.y : e2.x));
-          ps[hi] += ptx::exp2_approx(rel);
         }
     }
-    float fdiff[2];  // F (as a float) per head, new
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 1));
       y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 2));
-      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 1);
-      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 2);
+    }
+    float fneg[2];  // -F per head, new
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
       const int f_old = hx_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
       const float bnd = fmaxf(b_run[hi] + sh[hi], y[hi]);
       b_run[hi] = bnd;
       const int f_new = hx_exponent(bnd);
       const int d = f_old - f_new;
-      fdiff[hi] = float(f_new);
-      l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], fac[hi]), ps[hi]);
-      fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);
+      fneg[hi] = float(-f_new);
+      fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);  // (l takes corr alone, below)
     }
-    // P' = 2^(rel + E_c - F), packed per candidate pair: pp[2 j + hi]
+    // P' = 2^(rel + E_c - F) <= 1, packed per candidate pair: pp[2 j + hi]; the sums of p =
+    // 2^rel by their own exponential (from P' they would lose a candidate whose E_c is 2^126
+    // below the head's F: its values are negligible, its weight is not)
     uint32_t pp[16];
+    float ps[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = reinterpret_cast<const float2*>(tf + 4 * 64)[4 * j + q4];
+      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int hi = 0; hi < 2; ++hi) {
-        const float p0 = ptx::exp2_approx(acc[4 * j + 2 * hi] + (e2.x - fdiff[hi]));
-        const float p1 = ptx::exp2_approx(acc[4 * j + 2 * hi + 1] + (e2.y - fdiff[hi]));
-        pp[2 * j + hi] = pack_f16x2(p0, p1);
+        float pk[2];
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+          const float rel = acc[4 * j + 2 * hi + k];
+          const float ec = k ? e2.y : e2.x;
+          const float q = ptx::exp2_approx(rel + (ec + fneg[hi]));
+          pk[k] = q;
+          ps[hi] += ptx::exp2_approx(rel);
+        }
+        pp[2 * j + hi] = pack_f16x2(pk[0], pk[1]);
       }
+    }
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 1);
+      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 2);
+      const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
+      l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
     }
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi)
