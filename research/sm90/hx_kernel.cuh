@@ -405,9 +405,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
             g16[t] = __float2half_rn(sk ? 0.0f : f);
           }
           float* const tf = reinterpret_cast<float*>(tab);
-          tf[0 * 64 + c] = __fdiv_rn(fc[2], fc[3]);
-          tf[1 * 64 + c] = __fdiv_rn(fc[3], fc[0]);
-          tf[2 * 64 + c] = __fdiv_rn(fc[0], fc[1]);
+          // (the ratios to 2 ulp: the chain's four roundings stay within 2^-21 of the score's
+          // magnitude sum; the IEEE division's slow path cost ~0.6K cycles per block here)
+          tf[0 * 64 + c] = __fdividef(fc[2], fc[3]);
+          tf[1 * 64 + c] = __fdividef(fc[3], fc[0]);
+          tf[2 * 64 + c] = __fdividef(fc[0], fc[1]);
           tf[3 * 64 + c] = fc[1];
           tf[4 * 64 + c] = a ? float(e_c) : -INFINITY;
           tf[5 * 64 + c] = a ? fc[1] * pow2(e_c) : -1.0f;  // F1 2^E_c: the score's last factor
@@ -454,6 +456,16 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     }
     for (int b = 0; b < nblocks; ++b) {
       const uint8_t* const tab = table(b);
+      // the tiles' fp16 scales first (the table is complete), their latency under the wait
+      const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);  // [4][32] half pairs
+      uint32_t gq[2][4][2];
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          gq[t2][kk][0] = tg[t2 * 32 + 8 * kk + q4];      // candidates 16 kk + 2 q4, +1
+          gq[t2][kk][1] = tg[t2 * 32 + 8 * kk + 4 + q4];  // candidates 16 kk + 8 + 2 q4, +1
+        }
       HX_T(1, b, 8);
       ptx::mbar_wait(full_p, uint32_t(b) & 1u);
       HX_T(1, b, 9);
@@ -475,14 +487,13 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
             }
         }
       // U_t = P' g_t for tiles 0, 1; A fragments [t2][kk][4]
-      const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);  // [4][32] half pairs
       uint32_t a[2][4][4];
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2)
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          const uint32_t g0 = tg[t2 * 32 + 8 * kk + q4];      // candidates 16 kk + 2 q4, +1
-          const uint32_t g1 = tg[t2 * 32 + 8 * kk + 4 + q4];  // candidates 16 kk + 8 + 2 q4, +1
+          const uint32_t g0 = gq[t2][kk][0];
+          const uint32_t g1 = gq[t2][kk][1];
           a[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], g0);
           a[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], g0);
           a[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], g1);
