@@ -638,6 +638,16 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     const uint8_t* const tab = table(b);
     const float* const tf = reinterpret_cast<const float*>(tab);
     const int nA = 2 * b;
+#ifdef HX_NO_SOFTMAX  // (ablation: P' = the raw scores, wrong results; the period without the softmax)
+    float fac[2] = {1.0f, 1.0f};
+    uint32_t pp[16];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) pp[2 * j + hi] = pack_f16x2(acc[4 * j + 2 * hi], acc[4 * j + 2 * hi + 1]);
+    l_run[0] += 1.0f;
+    l_run[1] += 1.0f;
+#else
     // ---- scores in log2 units (e = 4 j + 2 hi + k: candidate 8 j + 2 q4 + k, head hi) ----
     const float pre[2] = {qpre[16 * w + g], qpre[16 * w + g + 8]};
     const float post[2] = {qpost[16 * w + g], qpost[16 * w + g + 8]};
@@ -729,6 +739,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
       l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
     }
+#endif
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi)
       if (fac[hi] != 1.0f) {
