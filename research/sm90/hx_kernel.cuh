@@ -48,7 +48,7 @@ struct HxSmem {
   static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
   static constexpr int kSlots = kQ + kHxHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
   static constexpr int kRaw = kSlots + kHxRing * kHxSlot;
-  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), F1 2^E_c (-1 inactive) [6][64]
+  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), F1 2^E_c [6][64]
   // float; g16 [4 tiles][64] fp16; skipped-tile mask [64] int.
   static constexpr int kTabBytes = 6 * 256 + 4 * 128 + 256;
   static constexpr int kTab = kRaw + kHxRing * kHxRawStage;
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
           tf[2 * 64 + c] = __fdividef(fc[0], fc[1]);
           tf[3 * 64 + c] = fc[1];
           tf[4 * 64 + c] = a ? float(e_c) : -INFINITY;
-          tf[5 * 64 + c] = a ? fc[1] * pow2(e_c) : -1.0f;  // F1 2^E_c: the score's last factor
+          tf[5 * 64 + c] = fc[1] * pow2(e_c);  // F1 2^E_c: the score's last factor (any sign)
           __half* const tg = reinterpret_cast<__half*>(tab + 6 * 256);
 #pragma unroll
           for (int t = 0; t < 4; ++t) tg[t * 64 + c] = g16[t];
@@ -654,14 +654,16 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 s2 = hx_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c, -1 inactive
+      const float2 s2 = hx_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c (its sign: the scale's)
+      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const float s1 = k ? s2.y : s2.x;
+        const bool active = (k ? e2.y : e2.x) > -INFINITY;
 #pragma unroll
         for (int hi = 0; hi < 2; ++hi) {
           const int e = 4 * j + 2 * hi + k;
-          acc[e] = hm_score(acc[e], pre[hi], s1, post[hi], s1 > 0.0f);
+          acc[e] = hm_score(acc[e], pre[hi], s1, post[hi], active);
           mx[hi] = fmaxf(mx[hi], acc[e]);
         }
       }
