@@ -47,7 +47,7 @@ def documented_kernel(num_heads: int, blocks_per_split: int) -> str | None:
         return "warp-private" if blocks_per_split >= 2 else "block-shared"
     if num_heads <= 32:
         return "candidates-major" if blocks_per_split >= 4 else "block-shared"
-    return "heads-major"
+    return "heads-major-pipelined" if blocks_per_split >= 8 else "heads-major"
 
 
 @pytest.mark.nvcc
@@ -64,7 +64,7 @@ def test_the_launcher_takes_the_kernels_the_table_declares(library):
                 assert compiled == expected, (num_heads, num_candidates, splits)
     # Under the batch-invariant rule (8 blocks per split at K >= 512) every head count takes
     # the kernel of its range, whatever T.
-    for num_heads, kernel in ((8, "warp-private"), (16, "candidates-major"), (64, "heads-major")):
+    for num_heads, kernel in ((8, "warp-private"), (16, "candidates-major"), (64, "heads-major-pipelined")):
         splits = targets.sm90_num_splits(num_heads, 2048)
         assert targets.cxx_sm90_kernel_name(library, num_heads, 2048, splits) == kernel
 

@@ -158,6 +158,7 @@ SM90_KERNELS = {
     "sparse_mla_candidates_major_kernelILi3ELi4EE",
     "sparse_mla_candidates_major_kernelILi4ELi4EE",
     "sparse_mla_heads_major_kernelE",
+    "sparse_mla_heads_major_pipelined_kernelE",
     "combine_kernelE",
 }
 

@@ -12,12 +12,16 @@
 //  - candidates-major: warpgroup MMAs with M = 64 candidates and N = the CTA's heads
 //    (candidates_major_kernel.cuh);
 //  - heads-major: warpgroup MMAs with M = 64 heads, one CTA per group of 64 heads
-//    (heads_major_kernel.cuh).
+//    (heads_major_kernel.cuh);
+//  - heads-major-pipelined: the same MMAs, the scores in one accumulator, the block's
+//    halves in three fp16 slots so that consecutive blocks overlap, one-way roles
+//    (heads_major_pipelined_kernel.cuh).
 // kKernels declares the heads and split lengths (blocks per split) each serves and what it
 // supports; the declarations are disjoint and cover every call (checked at compile time),
 // and launch_sparse_mla launches the one that serves the call. Every
-// kernel: two producer warps gather each 64-row block with one 528-byte bulk copy per
-// active row into a multi-stage ring (pipeline.cuh); inactive candidates become zero
+// kernel: producer warps gather each 64-row block by bulk copies of the active rows (one
+// per row, or per row and half in the pipelined kernel) into a ring (pipeline.cuh);
+// inactive candidates become zero
 // rows and are never dereferenced; the codes convert exactly to fp16; a base-2 online
 // softmax; splits merged by combine_kernel.cuh.
 #pragma once
@@ -29,6 +33,7 @@
 #include "ours/sm90/combine_kernel.cuh"
 #include "ours/sm90/device_helpers.cuh"
 #include "ours/sm90/heads_major_kernel.cuh"
+#include "ours/sm90/heads_major_pipelined_kernel.cuh"
 #include "ours/sm90/params.cuh"
 #include "ours/sm90/pipeline.cuh"
 #include "ours/sm90/warp_private_kernel.cuh"
@@ -62,6 +67,9 @@ constexpr KernelLaunch candidates_major() {
 constexpr KernelLaunch heads_major() {
   return {sparse_mla_heads_major_kernel, kHmThreads, HmSmem::kBytes, kHmHeads};
 }
+constexpr KernelLaunch heads_major_pipelined() {
+  return {sparse_mla_heads_major_pipelined_kernel, kHpThreads, HpSmem::kBytes, kHpHeads};
+}
 
 // What one kernel serves and supports.
 struct KernelSpec {
@@ -83,19 +91,22 @@ struct KernelSpec {
 // The shipped kernels. Why these boundaries: with one block per split the warp-private
 // kernel's second consumer group would idle; below four blocks per split the
 // candidates-major kernel's fixed cost per CTA outweighs its faster block loop; above 32
-// heads the value accumulator of all heads no longer fits in one CTA's registers.
+// heads the value accumulator of all heads no longer fits in one CTA's registers; below
+// kHpMinBlocks blocks per split the pipelined kernel's pipeline does not fill and the
+// heads-major kernel is faster.
 // clang-format off
 constexpr KernelSpec kKernels[] = {
-    // name              heads     blocks per split  656-B rows  batch invariant  launch
-    {"warp-private",      1,   8,  2, kAnySplit,     true,       true,            warp_private()},
-    {"block-shared",      1,   8,  1, 1,             true,       true,            block_shared<1>()},
-    {"block-shared",      9,  16,  1, 3,             true,       true,            block_shared<2>()},
-    {"block-shared",     17,  24,  1, 3,             true,       true,            block_shared<3>()},
-    {"block-shared",     25,  32,  1, 3,             true,       true,            block_shared<4>()},
-    {"candidates-major",  9,  16,  4, kAnySplit,     true,       true,            candidates_major<2>()},
-    {"candidates-major", 17,  24,  4, kAnySplit,     true,       true,            candidates_major<3>()},
-    {"candidates-major", 25,  32,  4, kAnySplit,     true,       true,            candidates_major<4>()},
-    {"heads-major",      33, 128,  1, kAnySplit,     true,       true,            heads_major()},
+    // name                 heads    blocks per split                656-B rows, batch invariant
+    {"warp-private",           1,   8, 2,            kAnySplit,        true, true, warp_private()},
+    {"block-shared",           1,   8, 1,            1,                true, true, block_shared<1>()},
+    {"block-shared",           9,  16, 1,            3,                true, true, block_shared<2>()},
+    {"block-shared",          17,  24, 1,            3,                true, true, block_shared<3>()},
+    {"block-shared",          25,  32, 1,            3,                true, true, block_shared<4>()},
+    {"candidates-major",       9,  16, 4,            kAnySplit,        true, true, candidates_major<2>()},
+    {"candidates-major",      17,  24, 4,            kAnySplit,        true, true, candidates_major<3>()},
+    {"candidates-major",      25,  32, 4,            kAnySplit,        true, true, candidates_major<4>()},
+    {"heads-major",           33, 128, 1,            kHpMinBlocks - 1, true, true, heads_major()},
+    {"heads-major-pipelined", 33, 128, kHpMinBlocks, kAnySplit,        true, true, heads_major_pipelined()},
 };
 // clang-format on
 

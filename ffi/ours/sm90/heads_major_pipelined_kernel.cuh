@@ -1,6 +1,9 @@
-// The lab's "hx" kernel: 33-128 heads, one CTA per group of 64 heads (grid y), exact
-// scores with one accumulator (Horner's rule over the four tile scales), and a pipeline
-// whose roles hand off one way (research/notebook.md, "The design for stage 2 (b)").
+// The pipelined heads-major kernel: 33-128 heads at 8 or more blocks per split, one CTA per
+// group of 64 heads (grid y), every MMA with M = 64 heads (docs/cuda_sm90.md,
+// "heads-major, pipelined"). Exact scores in one accumulator (Horner's rule over the four
+// tile scales) and roles that hand off one way, so that a block's scores overlap the
+// previous block's values and the next block's conversion.
+// Part of our sm_90a sparse-MLA kernels (sparse_mla_kernel.cuh is the entry).
 //
 // Shared memory: q̂ (64 KB), three fp16 half-tile slots (32 KB each) and a ring of three
 // raw half-stages (64 rows x 272 B). A block's two halves are A = dims 256-511 with the
@@ -17,55 +20,53 @@
 //    WG1, and accumulates O for dims 256-511.
 // Per block the chain is: softmax(j) -> PV_A(j) frees A(j)'s slot -> WG1 converts B(j+1)
 // into it -> scores of tiles 0, 1 of j+1 -> softmax(j+1); the scores of tiles 2, 3 of
-// j+1 (slot A(j+1), converted long before) run while B(j+1) converts.
+// j+1 (slot A(j+1), converted long before) run while B(j+1) converts. The softmax (one
+// warp per scheduler) is the longest step.
 //
 // Numerics: q̂ = q 2^-e1 per head in fp16 (exact); codes exact in fp16; per candidate E_c
 // = the exponent bound of max_t |s_t| and f_t = s_t 2^-E_c (exact); a tile whose |f_t| <
 // 2^-60 is skipped: its codes read as zero (NaN codes stay NaN) and its chain factor is 1,
 // so the ratios stay within 2^+-60. Score (log2 units) = sm log2(e) 2^e1 2^E_c x acc.
 // P'_hc = 2^(v - m + E_c - F_h) <= 1 with F_h = ceil of the running maximum of (v - m +
-// E_c); U_t = fp16(P' x fp16(f_t)); O in units of 2^F_h; l = sum 2^(v - m) in fp32.
+// E_c); U_t = fp16(P' x fp16(f_t)); O in units of 2^F_h; l = sum 2^(v - m) in fp32. The
+// Horner ratios are divided to 2 ulp (__fdividef). NaN and Inf rules as the heads-major
+// kernel's (heads_major_kernel.cuh, whose score, probability and store helpers it uses).
 #pragma once
 
-#include "ours/sm90/sparse_mla_kernel.cuh"
+#include "ours/sm90/heads_major_kernel.cuh"
 
-namespace jax_glm_nope::lab {
+namespace jax_glm_nope::sm90 {
 
-using namespace jax_glm_nope::sm90;
+constexpr int kHpHeads = 64;
+constexpr int kHpMinBlocks = 8;  // blocks per split from which it serves (kKernels)
+constexpr int kHpThreads = 3 * 128;
+constexpr int kHpRawRow = 272;  // raw half-row stride: 256 codes (+ 16 B scales in A); 272 / 16 odd
+constexpr int kHpRawStage = kBlockRows * kHpRawRow;
+constexpr int kHpSlot = kBlockRows * 256 * 2;  // fp16 [64 candidates][256 dims], core_offset<64>
+constexpr int kHpRing = 3;                     // raw half-stages and fp16 slots
 
-constexpr int kHxHeads = 64;
-constexpr int kHxThreads = 3 * 128;
-constexpr int kHxRawRow = 272;  // raw half-row stride: 256 codes (+ 16 B scales in A); 272 / 16 odd
-constexpr int kHxRawStage = kBlockRows * kHxRawRow;
-constexpr int kHxSlot = kBlockRows * 256 * 2;  // fp16 [64 candidates][256 dims], core_offset<64>
-constexpr int kHxRing = 3;                     // raw half-stages and fp16 slots
-#ifndef HX_PREFETCH
-#define HX_PREFETCH 0
-#endif
-constexpr int kHxPrefetch = HX_PREFETCH;  // blocks of rows prefetched into L2 ahead of the ring
-
-struct HxSmem {
+struct HpSmem {
   static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
-  static constexpr int kSlots = kQ + kHxHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
-  static constexpr int kRaw = kSlots + kHxRing * kHxSlot;
+  static constexpr int kSlots = kQ + kHpHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
+  static constexpr int kRaw = kSlots + kHpRing * kHpSlot;
   // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), F1 2^E_c [6][64]
   // float; g16 [4 tiles][64] fp16; skipped-tile mask [64] int.
   static constexpr int kTabBytes = 6 * 256 + 4 * 128 + 256;
-  static constexpr int kTab = kRaw + kHxRing * kHxRawStage;
+  static constexpr int kTab = kRaw + kHpRing * kHpRawStage;
   // P' [16 words][128 threads] and O's factor [2][128] (after the loop: l, m, F [6][128])
   static constexpr int kP = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kP + 18 * 128 * 4;  // [3 raw stages][64] activity
-  static constexpr int kFactor = kFlags + kHxRing * kBlockRows * 4;  // qpre, qpost [2][64]
-  static constexpr int kBad = kFactor + 2 * kHxHeads * 4;             // bad_head [64], bad_all
-  static constexpr int kBars = (kBad + kHxHeads * 4 + 16 + 7) / 8 * 8;
+  static constexpr int kFactor = kFlags + kHpRing * kBlockRows * 4;  // qpre, qpost [2][64]
+  static constexpr int kBad = kFactor + 2 * kHpHeads * 4;             // bad_head [64], bad_all
+  static constexpr int kBars = (kBad + kHpHeads * 4 + 16 + 7) / 8 * 8;
   // full_raw[3], empty_raw[3], full_h[3], empty_h[3], full_p, empty_p, q_full
-  static constexpr int kBytes = kBars + (4 * kHxRing + 3) * 8;
+  static constexpr int kBytes = kBars + (4 * kHpRing + 3) * 8;
   static_assert(kBytes <= 227 * 1024, "shared memory");
 };
 
 // Warpgroup MMAs: scores m64n64k16 (both operands K-major in shared memory) and values
 // m64n128k16 (A from registers, B N-major), as the heads-major kernel's.
-__device__ __forceinline__ void hx_scores(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
+__device__ __forceinline__ void hp_scores(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
   asm volatile(
       "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
       " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
@@ -80,11 +81,11 @@ __device__ __forceinline__ void hx_scores(float (&d)[32], uint64_t a, uint64_t b
 }
 
 // One Horner group: the 8 k-steps of a 128-dim tile, q̂ dims qd0.., slot dims sd0...
-__device__ __forceinline__ void hx_group(float (&acc)[32], uint64_t q_desc, uint64_t k_desc, int qd0,
+__device__ __forceinline__ void hp_group(float (&acc)[32], uint64_t q_desc, uint64_t k_desc, int qd0,
                                          int sd0, bool first) {
 #pragma unroll
   for (int s = 0; s < 8; ++s)
-    hx_scores(acc, q_desc + uint64_t(((qd0 + 16 * s) * 128) >> 4),
+    hp_scores(acc, q_desc + uint64_t(((qd0 + 16 * s) * 128) >> 4),
               k_desc + uint64_t(((sd0 + 16 * s) * 128) >> 4), first && s == 0 ? 0 : 1);
 }
 
@@ -96,7 +97,7 @@ __device__ __forceinline__ uint32_t hmul2(uint32_t a, uint32_t b) {
 
 // A fake use of value-MMA A fragments: keeps them (and their registers) live until the
 // wait that retires their MMAs.
-__device__ __forceinline__ void hx_keep(uint32_t (&a)[2][4][4]) {
+__device__ __forceinline__ void hp_keep(uint32_t (&a)[2][4][4]) {
 #pragma unroll
   for (int i = 0; i < 2; ++i)
 #pragma unroll
@@ -107,7 +108,7 @@ __device__ __forceinline__ void hx_keep(uint32_t (&a)[2][4][4]) {
 
 // A float2 from shared memory, loaded where it is written (volatile: not kept in registers
 // across the softmax's passes by common-subexpression elimination).
-__device__ __forceinline__ float2 hx_lds2(const float* p) {
+__device__ __forceinline__ float2 hp_lds2(const float* p) {
   float2 v;
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(ptx::smem_u32(p)));
   return v;
@@ -121,178 +122,71 @@ __device__ __forceinline__ uint32_t keep_nan_codes(uint32_t x) {
 
 // O's exponent F from the running bound B (log2 units): ceil(B) within [-126, 126]; -126
 // while no candidate is active (B = -inf).
-__device__ __forceinline__ int hx_exponent(float bound) {
+__device__ __forceinline__ int hp_exponent(float bound) {
   return int(fminf(fmaxf(ceilf(bound), -126.0f), 126.0f));
 }
 
 // Half n's raw stage / slot and the parity of its use.
-__device__ __forceinline__ int hx_stage(int n) { return n % kHxRing; }
-__device__ __forceinline__ uint32_t hx_parity(int n) { return uint32_t(n / kHxRing) & 1u; }
-
-// The producer by 16-byte async copies (-DHX_LDGSTS): cp.async.cg per 16-byte chunk, a
-// warp per half-row at a time (lanes 0-16: 272 bytes, the A half with its scales; 0-15:
-// 256), zero-filled for an inactive row (source size 0), completion counted on the
-// stage's full barrier by cp.async.mbarrier.arrive.noinc (one per producer thread) beside
-// one ordinary arrival per warp for the flags. No bulk copies: the TMA unit issues a
-// small bulk copy at a limited rate, and hx needs two per row.
-constexpr int kHxLdgstsWarps = kProducerWarps;
-__device__ __forceinline__ void hx_gather_ldgsts(const SparseMlaParams& p, int token, int c_begin, int c_stop,
-                                                 int nblocks, int half, int lane, uint8_t* raw, int* flags,
-                                                 uint64_t* full, uint64_t* empty) {
-  const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-  const int r0 = 32 * half;  // this warp's rows r0 .. r0 + 31 of each block
-  auto load = [&](int blk) {
-    const int j = c_begin + blk * kBlockRows + r0 + lane;
-    return j < c_stop ? __ldg(idx_row + j) : -1;
-  };
-  int next = nblocks > 0 ? load(0) : -1;
-  for (int blk = 0; blk < nblocks; ++blk) {
-    const int idx = next;
-    if (blk + 1 < nblocks) next = load(blk + 1);
-    const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
-#pragma unroll
-    for (int side = 0; side < 2; ++side) {
-      const int n = 2 * blk + side;
-      const int s = hx_stage(n);
-      const int chunks = side == 0 ? 17 : 16;
-      ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
-      if (side == 0) flags[s * kBlockRows + r0 + lane] = active;
-      uint8_t* const stage = raw + s * kHxRawStage;
-#pragma unroll 4
-      for (int i = 0; i < 32; ++i) {
-        const int ri = __shfl_sync(~0u, idx, i);
-        const bool ai = __shfl_sync(~0u, int(active), i) != 0;
-        if (lane < chunks) {
-          const uint8_t* src = ai ? p.pool + int64_t(ri) * p.row_bytes + (side == 0 ? 256 : 0) + 16 * lane : p.pool;
-          const uint32_t dst = ptx::smem_u32(stage + (r0 + i) * kHxRawRow + 16 * lane);
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(ai ? 16 : 0)
-                       : "memory");
-        }
-      }
-      asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(ptx::smem_u32(&full[s]))
-                   : "memory");
-      __syncwarp();
-      if (lane == 0) ptx::mbar_arrive(&full[s]);  // (the flags)
-    }
-  }
-}
-
-// Lab trace (-DHX_TRACE): clock64 stamps of CTA (0, 0), one thread per role, per block:
-// [role][block][point], read back by hx_dump_trace() after a --profile run.
-#ifdef HX_TRACE
-#include <cstdio>
-constexpr int kHxTraceBlocks = 40, kHxTracePoints = 12;
-__device__ long long g_hx_trace[3][kHxTraceBlocks][kHxTracePoints];
-#define HX_T(role, blk, point)                                                                   \
-  do {                                                                                           \
-    if (blockIdx.x == 0 && blockIdx.y == 0 && (threadIdx.x % 128) == 0 && (blk) < kHxTraceBlocks) \
-      g_hx_trace[role][blk][point] = clock64();                                                  \
-  } while (0)
-inline void hx_dump_trace() {
-  static long long t[3][kHxTraceBlocks][kHxTracePoints];
-  cudaMemcpyFromSymbol(t, g_hx_trace, sizeof(t));
-  const long long t0 = t[0][0][0];
-  const char* names[3] = {"WG0", "WG1", "producer"};
-  for (int r = 0; r < 3; ++r)
-    for (int b = 0; b < kHxTraceBlocks; ++b) {
-      if (t[r][b][0] == 0) continue;
-      std::printf("trace %s block %2d:", names[r], b);
-      for (int i = 0; i < kHxTracePoints; ++i) std::printf(" %7lld", t[r][b][i] ? t[r][b][i] - t0 : -1);
-      std::printf("\n");
-    }
-}
-#else
-#define HX_T(role, blk, point) \
-  do {                         \
-  } while (0)
-#endif
+__device__ __forceinline__ int hp_stage(int n) { return n % kHpRing; }
+__device__ __forceinline__ uint32_t hp_parity(int n) { return uint32_t(n / kHpRing) & 1u; }
 
 // The producer: per block, half A (raw bytes 256-527) then half B (0-255) of each row, one
 // bulk copy per active row and half. The four producer warps gather 16 rows each (lane =
-// row): a warp issues its copies one after another at ~70 cycles a copy (run 55), and hx
-// needs two per row.
-constexpr int kHxGatherWarps = 4;
-constexpr int kHxGatherRows = kBlockRows / kHxGatherWarps;
-__device__ __forceinline__ void hx_gather(const SparseMlaParams& p, int token, int c_begin, int c_stop,
+// row): a warp issues its copies one after another, and this kernel needs two per row.
+constexpr int kHpGatherWarps = 4;
+constexpr int kHpGatherRows = kBlockRows / kHpGatherWarps;
+__device__ __forceinline__ void hp_gather(const SparseMlaParams& p, int token, int c_begin, int c_stop,
                                           int nblocks, int half, int lane, uint8_t* raw, int* flags,
                                           uint64_t* full, uint64_t* empty) {
   const int32_t* idx_row = p.indices + int64_t(token) * p.topk;
-  const int r = kHxGatherRows * half + lane;  // (lanes < kHxGatherRows)
-  const bool mine = lane < kHxGatherRows;
+  const int r = kHpGatherRows * half + lane;  // (lanes < kHpGatherRows)
+  const bool mine = lane < kHpGatherRows;
   auto load = [&](int blk) {
     const int j = c_begin + blk * kBlockRows + r;
     return mine && j < c_stop ? __ldg(idx_row + j) : -1;
   };
-  // Rows are prefetched into L2 kHxPrefetch blocks ahead of their bulk copies (0: none).
-  auto prefetch = [&](int idx) {
-    if (kHxPrefetch > 0 && idx >= 0 && int64_t(idx) < p.num_slots)
-      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p.pool + int64_t(idx) * p.row_bytes),
-                   "r"(uint32_t(L::kCompactRowBytes))
-                   : "memory");
-  };
-  int ahead[kHxPrefetch + 1];
-#pragma unroll
-  for (int i = 0; i <= kHxPrefetch; ++i) {
-    ahead[i] = i < nblocks ? load(i) : -1;
-    if (i > 0) prefetch(ahead[i]);
-  }
+  int next = nblocks > 0 ? load(0) : -1;
   for (int blk = 0; blk < nblocks; ++blk) {
-    const int idx = ahead[0];
-#pragma unroll
-    for (int i = 0; i < kHxPrefetch; ++i) ahead[i] = ahead[i + 1];
-    if (kHxPrefetch > 0) {
-      ahead[kHxPrefetch] = blk + kHxPrefetch + 1 < nblocks ? load(blk + kHxPrefetch + 1) : -1;
-      prefetch(ahead[kHxPrefetch]);
-    } else {
-      ahead[0] = blk + 1 < nblocks ? load(blk + 1) : -1;
-    }
+    const int idx = next;
+    if (blk + 1 < nblocks) next = load(blk + 1);  // one block of index latency ahead
     const bool active = idx >= 0 && int64_t(idx) < p.num_slots;
     const uint32_t n_active = __popc(__ballot_sync(~0u, active));
 #pragma unroll
     for (int side = 0; side < 2; ++side) {
       const int n = 2 * blk + side;
-      const int s = hx_stage(n);
+      const int s = hp_stage(n);
       const uint32_t bytes = side == 0 ? 272 : 256;
-      HX_T(2, blk, 2 * side);
-      ptx::mbar_wait(&empty[s], hx_parity(n) ^ 1u);
-      HX_T(2, blk, 2 * side + 1);
-      uint8_t* row = raw + s * kHxRawStage + r * kHxRawRow;
+      ptx::mbar_wait(&empty[s], hp_parity(n) ^ 1u);
+      uint8_t* row = raw + s * kHpRawStage + r * kHpRawRow;
       if (mine && !active)
-        for (int v = 0; v < kHxRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
+        for (int v = 0; v < kHpRawRow / 16; ++v) reinterpret_cast<uint4*>(row)[v] = make_uint4(0, 0, 0, 0);
       if (mine && side == 0) flags[s * kBlockRows + r] = active;
       __syncwarp();
-#ifndef HX_NO_GATHER
       if (lane == 0) ptx::mbar_arrive_expect_tx(&full[s], n_active * bytes);
-#else
-      if (lane == 0) ptx::mbar_arrive(&full[s]);
-#endif
       __syncwarp();
-#ifndef HX_NO_GATHER
       if (active)
-#else
-      if (false)
-#endif
         ptx::bulk_copy(row, p.pool + int64_t(idx) * p.row_bytes + (side == 0 ? 256 : 0), bytes, &full[s]);
     }
   }
 }
 
-__global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const SparseMlaParams p) {
-  using S = HxSmem;
+__global__ void __launch_bounds__(kHpThreads, 1)
+    sparse_mla_heads_major_pipelined_kernel(const SparseMlaParams p) {
+  using S = HpSmem;
   extern __shared__ __align__(128) uint8_t smem[];
   uint8_t* const qhat = smem + S::kQ;
   uint8_t* const slots = smem + S::kSlots;
   uint8_t* const raw = smem + S::kRaw;
   int* const flags = reinterpret_cast<int*>(smem + S::kFlags);
   float* const qpre = reinterpret_cast<float*>(smem + S::kFactor);
-  float* const qpost = qpre + kHxHeads;
+  float* const qpost = qpre + kHpHeads;
   int* const bad_head = reinterpret_cast<int*>(smem + S::kBad);
-  int* const bad_all = bad_head + kHxHeads;
+  int* const bad_all = bad_head + kHpHeads;
   uint64_t* const full_raw = reinterpret_cast<uint64_t*>(smem + S::kBars);
-  uint64_t* const empty_raw = full_raw + kHxRing;
-  uint64_t* const full_h = empty_raw + kHxRing;
-  uint64_t* const empty_h = full_h + kHxRing;
-  uint64_t* const full_p = empty_h + kHxRing;
+  uint64_t* const empty_raw = full_raw + kHpRing;
+  uint64_t* const full_h = empty_raw + kHpRing;
+  uint64_t* const empty_h = full_h + kHpRing;
+  uint64_t* const full_p = empty_h + kHpRing;
   uint64_t* const empty_p = full_p + 1;
   uint64_t* const q_full = empty_p + 1;
   uint32_t* const pbuf = reinterpret_cast<uint32_t*>(smem + S::kP);  // [18][128]
@@ -303,15 +197,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
   const int token = range.token, split = range.split, nblocks = range.nblocks;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int h0 = kHxHeads * int(blockIdx.y);
-  const int q_heads = min(kHxHeads, p.heads - h0);
+  const int h0 = kHpHeads * int(blockIdx.y);
+  const int q_heads = min(kHpHeads, p.heads - h0);
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kHxRing; ++s) {
-#ifdef HX_LDGSTS
-      ptx::mbar_init(&full_raw[s], kHxLdgstsWarps * 33);  // every thread's copies, then each warp
-#else
-      ptx::mbar_init(&full_raw[s], kHxGatherWarps);
-#endif
+    for (int s = 0; s < kHpRing; ++s) {
+      ptx::mbar_init(&full_raw[s], kHpGatherWarps);
       ptx::mbar_init(&empty_raw[s], kConsumerWarps);  // WG1's warps, after converting
       ptx::mbar_init(&full_h[s], kConsumerWarps);     // WG1's warps, after converting
       ptx::mbar_init(&empty_h[s], kConsumerWarps);    // the warps whose value MMAs read it
@@ -327,18 +217,12 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     // ---------------- producer ----------------
     ptx::setmaxnreg_dec<kProducerRegs>();
     const int half = warp - 2 * kConsumerWarps;
-    if (half == kHxGatherWarps - 1 && lane == 0) {  // first the q rows, then its share of the rows
+    if (half == kHpGatherWarps - 1 && lane == 0) {  // first the q rows, then its share of the rows
       const uint32_t bytes = uint32_t(q_heads) * L::kHeadDim * 2;
       ptx::mbar_arrive_expect_tx(q_full, bytes);
       ptx::bulk_copy(slots, p.q + (int64_t(token) * p.heads + h0) * L::kHeadDim, bytes, q_full);
     }
-#ifdef HX_LDGSTS
-    if (half < kHxLdgstsWarps)
-      hx_gather_ldgsts(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw,
-                       empty_raw);
-#else
-    hx_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
-#endif
+    hp_gather(p, token, range.c_begin, range.c_stop, nblocks, half, lane, raw, flags, full_raw, empty_raw);
     return;
   }
 
@@ -352,17 +236,17 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
   {
     SparseMlaParams ps = p;
     ps.q = reinterpret_cast<const __nv_bfloat16*>(slots);
-    ps.heads = kHxHeads;
+    ps.heads = kHpHeads;
     ptx::mbar_wait(q_full, 0);
-    prepare_q<kHxHeads, 2 * kConsumerWarps, true, true>(ps, 0, warp, lane, qhat, qpre, qpost, bad_head, 0,
+    prepare_q<kHpHeads, 2 * kConsumerWarps, true, true>(ps, 0, warp, lane, qhat, qpre, qpost, bad_head, 0,
                                                        q_heads);
     ptx::fence_proxy_async();
     ptx::all_consumers_sync<2>();  // q̂ complete; the q rows' space is free
   }
   // Descriptors as the heads-major kernel's (no swizzle, core_offset<64> layouts).
   const uint64_t q_desc = ptx::smem_desc(qhat, 1024, 128);
-  auto k_desc = [&](int n) { return ptx::smem_desc(slots + hx_stage(n) * kHxSlot, 1024, 128); };
-  auto v_desc = [&](int n) { return ptx::smem_desc(slots + hx_stage(n) * kHxSlot, 128, 1024); };
+  auto k_desc = [&](int n) { return ptx::smem_desc(slots + hp_stage(n) * kHpSlot, 1024, 128); };
+  auto v_desc = [&](int n) { return ptx::smem_desc(slots + hp_stage(n) * kHpSlot, 128, 1024); };
   auto table = [&](int b) { return smem + S::kTab + (b & 1) * S::kTabBytes; };
   float o[2][64];  // this warpgroup's two tiles: heads (g, g + 8), dims 8 j + 2 q4 + {0, 1}
   zero_acc(o);
@@ -375,18 +259,15 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     // Half n (block n / 2, side n % 2) from its raw stage into its slot.
     auto convert = [&](int n) {
       const int b = n / 2, side = n % 2;
-      const int s = hx_stage(n);
-      HX_T(1, b, 4 * side);
-      ptx::mbar_wait(&empty_h[s], hx_parity(n) ^ 1u);
-      HX_T(1, b, 4 * side + 1);
-      ptx::mbar_wait(&full_raw[s], hx_parity(n));
-      HX_T(1, b, 4 * side + 2);
-      const uint8_t* rs = raw + s * kHxRawStage;
+      const int s = hp_stage(n);
+      ptx::mbar_wait(&empty_h[s], hp_parity(n) ^ 1u);
+      ptx::mbar_wait(&full_raw[s], hp_parity(n));
+      const uint8_t* rs = raw + s * kHpRawStage;
       uint8_t* const tab = table(b);
       if (side == 0) {  // the block's table, one candidate per thread
         if (tid < kBlockRows) {
           const int c = tid;
-          const float4 s4 = *reinterpret_cast<const float4*>(rs + c * kHxRawRow + 256);
+          const float4 s4 = *reinterpret_cast<const float4*>(rs + c * kHpRawRow + 256);
           const float sv[4] = {s4.x, s4.y, s4.z, s4.w};
           scale_bad |= !isfinite(s4.x) || !isfinite(s4.y) || !isfinite(s4.z) || !isfinite(s4.w);
           const bool a = flags[s * kBlockRows + c] != 0;
@@ -421,14 +302,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         ptx::consumer_sync(1);  // WG1: the table is complete
       }
       const int skip = reinterpret_cast<const int*>(tab + 6 * 256 + 512)[cr];
-      uint8_t* const slot = slots + s * kHxSlot;
-#ifdef HX_NO_CONVERT
-      if (false)
-#endif
+      uint8_t* const slot = slots + s * kHpSlot;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const int d = 16 * (dq + 2 * i);  // local dim of the half
-        uint4 x = *reinterpret_cast<const uint4*>(rs + cr * kHxRawRow + d);
+        uint4 x = *reinterpret_cast<const uint4*>(rs + cr * kHpRawRow + d);
         const int tile = 2 * (1 - side) + d / 128;
         if ((skip >> tile) & 1) {
           x.x = keep_nan_codes(x.x);
@@ -447,7 +325,6 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         ptx::mbar_arrive(&full_h[s]);
         ptx::mbar_arrive(&empty_raw[s]);
       }
-      HX_T(1, b, 4 * side + 3);
     };
     if (nblocks > 0) {
       convert(0);
@@ -466,9 +343,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
           gq[t2][kk][0] = tg[t2 * 32 + 8 * kk + q4];      // candidates 16 kk + 2 q4, +1
           gq[t2][kk][1] = tg[t2 * 32 + 8 * kk + 4 + q4];  // candidates 16 kk + 8 + 2 q4, +1
         }
-      HX_T(1, b, 8);
       ptx::mbar_wait(full_p, uint32_t(b) & 1u);
-      HX_T(1, b, 9);
       uint32_t pp[16];
 #pragma unroll
       for (int i = 0; i < 16; ++i) pp[i] = pbuf[i * 128 + tid];
@@ -511,10 +386,9 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       ptx::wgmma_wait<0>();
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
-      hx_keep(a);
-      HX_T(1, b, 10);
+      hp_keep(a);
       __syncwarp();
-      if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(2 * b + 1)]);
+      if (lane == 0) ptx::mbar_arrive(&empty_h[hp_stage(2 * b + 1)]);
       if (b + 2 < nblocks) convert(2 * (b + 2));  // A(b+2), into B(b)'s slot
     }
     if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
@@ -563,22 +437,18 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     const int nA = 2 * b, nB = 2 * b + 1;
     float2 r[8];  // this thread's candidates 8 j + 2 q4, +1: a Horner ratio
     // ---- tiles 2, 3 (half A) ----
-    HX_T(0, b, 0);
-    ptx::mbar_wait(&full_h[hx_stage(nA)], hx_parity(nA));
-    HX_T(0, b, 1);
+    ptx::mbar_wait(&full_h[hp_stage(nA)], hp_parity(nA));
     ptx::wgmma_fence();
-    hx_group(acc, q_desc, k_desc(nA), 256, 0, true);
+    hp_group(acc, q_desc, k_desc(nA), 256, 0, true);
     ptx::wgmma_commit();
     if (pv) {
       ptx::wgmma_wait<1>();  // PV_A(b - 1) done: its slot is free, U too
-      hx_keep(u);            // U lives until here: else ptxas gives acc U's registers
-      HX_T(0, b, 2);
+      hp_keep(u);            // U lives until here: else ptxas gives acc U's registers
       __syncwarp();
-      if (lane == 0) ptx::mbar_arrive(&empty_h[hx_stage(nA - 2)]);
+      if (lane == 0) ptx::mbar_arrive(&empty_h[hp_stage(nA - 2)]);
     }
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 0 * 64)[4 * j + q4];
-#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -588,13 +458,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
-#endif
     ptx::wgmma_fence();
-    hx_group(acc, q_desc, k_desc(nA), 384, 128, false);
+    hp_group(acc, q_desc, k_desc(nA), 384, 128, false);
     ptx::wgmma_commit();
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 1 * 64)[4 * j + q4];
-#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -604,17 +472,13 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
-#endif
     // ---- tiles 0, 1 (half B) ----
-    HX_T(0, b, 4);
-    ptx::mbar_wait(&full_h[hx_stage(nB)], hx_parity(nB));
-    HX_T(0, b, 5);
+    ptx::mbar_wait(&full_h[hp_stage(nB)], hp_parity(nB));
     ptx::wgmma_fence();
-    hx_group(acc, q_desc, k_desc(nB), 0, 0, false);
+    hp_group(acc, q_desc, k_desc(nB), 0, 0, false);
     ptx::wgmma_commit();
 #pragma unroll
     for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 2 * 64)[4 * j + q4];
-#ifndef HX_ONE_WAIT  // (ablation: no Horner steps, wrong scores)
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
 #pragma unroll
@@ -624,13 +488,11 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         acc[4 * j + 2 * hi] *= r[j].x;
         acc[4 * j + 2 * hi + 1] *= r[j].y;
       }
-#endif
     ptx::wgmma_fence();
-    hx_group(acc, q_desc, k_desc(nB), 128, 128, false);
+    hp_group(acc, q_desc, k_desc(nB), 128, 128, false);
     ptx::wgmma_commit();
     ptx::wgmma_wait<0>();
     ptx::fence_regs(acc);
-    HX_T(0, b, 6);
 
   };
   if (nblocks > 0) score(0, false);
@@ -638,24 +500,14 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     const uint8_t* const tab = table(b);
     const float* const tf = reinterpret_cast<const float*>(tab);
     const int nA = 2 * b;
-#ifdef HX_NO_SOFTMAX  // (ablation: P' = the raw scores, wrong results; the period without the softmax)
-    float fac[2] = {1.0f, 1.0f};
-    uint32_t pp[16];
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) pp[2 * j + hi] = pack_f16x2(acc[4 * j + 2 * hi], acc[4 * j + 2 * hi + 1]);
-    l_run[0] += 1.0f;
-    l_run[1] += 1.0f;
-#else
     // ---- scores in log2 units (e = 4 j + 2 hi + k: candidate 8 j + 2 q4 + k, head hi) ----
     const float pre[2] = {qpre[16 * w + g], qpre[16 * w + g + 8]};
     const float post[2] = {qpost[16 * w + g], qpost[16 * w + g + 8]};
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 s2 = hx_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c (its sign: the scale's)
-      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
+      const float2 s2 = hp_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c (its sign: the scale's)
+      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const float s1 = k ? s2.y : s2.x;
@@ -684,7 +536,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     float y[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
+      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int k = 0; k < 2; ++k)
 #pragma unroll
@@ -704,10 +556,10 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     float fneg[2];  // -F per head, new
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
-      const int f_old = hx_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
+      const int f_old = hp_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
       const float bnd = fmaxf(b_run[hi] + sh[hi], y[hi]);
       b_run[hi] = bnd;
-      const int f_new = hx_exponent(bnd);
+      const int f_new = hp_exponent(bnd);
       const int d = f_old - f_new;
       fneg[hi] = float(-f_new);
       fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);  // (l takes corr alone, below)
@@ -719,7 +571,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
     float ps[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hx_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
+      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int hi = 0; hi < 2; ++hi) {
         float pk[2];
@@ -741,7 +593,6 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
       const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
       l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
     }
-#endif
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi)
       if (fac[hi] != 1.0f) {
@@ -769,9 +620,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         u[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
       }
     // P' and the factor to WG1 (every read of this block's table is done)
-    HX_T(0, b, 7);
     ptx::mbar_wait(empty_p, (uint32_t(b) & 1u) ^ 1u);
-    HX_T(0, b, 8);
 #pragma unroll
     for (int i = 0; i < 16; ++i) pbuf[i * 128 + tid] = pp[i];
     pbuf[16 * 128 + tid] = __float_as_uint(fac[0]);
@@ -800,7 +649,7 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
   for (int hi = 0; hi < 2; ++hi) {
     pbuf[(0 + hi) * 128 + tid] = __float_as_uint(l_run[hi]);
     pbuf[(2 + hi) * 128 + tid] = __float_as_uint(m_run[hi]);
-    pbuf[(4 + hi) * 128 + tid] = uint32_t(hx_exponent(b_run[hi]));
+    pbuf[(4 + hi) * 128 + tid] = uint32_t(hp_exponent(b_run[hi]));
   }
   ptx::all_consumers_sync<2>();
   const bool any_bad = *bad_all != 0;
@@ -820,13 +669,10 @@ __global__ void __launch_bounds__(kHxThreads, 1) sparse_mla_hx_kernel(const Spar
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token, split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hx_exponent(b_run[hi])), lse2,
+      store_head_at<16>(p, token, split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hp_exponent(b_run[hi])), lse2,
                         bad, false);
     }
   }
 }
 
-constexpr sm90::KernelSpec kHxSpec{"hx", sm90::kGroupHeads + 1, kMaxHeads, 1, sm90::kAnySplit, true, true,
-                             {sparse_mla_hx_kernel, kHxThreads, HxSmem::kBytes, kHxHeads}};
-
-}  // namespace jax_glm_nope::lab
+}  // namespace jax_glm_nope::sm90
