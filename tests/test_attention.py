@@ -319,6 +319,29 @@ class TestAutoGPU(AttentionSuite):
 
 @pytest.mark.gpu
 @pytest.mark.sm90
+@pytest.mark.parametrize("data", ["wide", "mixed", "offset"])
+@pytest.mark.parametrize("num_heads", [64, 128])
+@pytest.mark.parametrize("batch_invariant", [False, True])
+def test_long_splits_of_33_to_128_heads_on_hopper(batch_invariant, num_heads, data):
+    """The pipelined heads-major kernel (33-128 heads, 8 or more blocks per split): 32 tokens
+    of K = 2176 with holes, hostile indices and poisoned rows, under the batch-sized rule
+    (9 or 17 blocks per split) and the invariant one (8), against float64 on the
+    dequantized values, on wide-range, mixed-magnitude and shared-offset data."""
+    case = jt.make_case(70 + num_heads + len(data), 32, num_heads, 2176, data=data, spread=100)
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(
+            q, pool, indices, case.sm_scale, implementation="cuda", batch_invariant=batch_invariant
+        )
+
+    out, lse = jax.jit(attend)(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    jt.assert_accurate(
+        np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
 @pytest.mark.parametrize("spread", [10, 30, 100, 1000])
 @pytest.mark.parametrize("num_heads", [64, 128])
 @pytest.mark.parametrize("implementation", ["cuda", None, "pallas"])
