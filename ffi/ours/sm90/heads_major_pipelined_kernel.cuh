@@ -120,6 +120,61 @@ __device__ __forceinline__ uint32_t keep_nan_codes(uint32_t x) {
   return x & (m * 0xffu);
 }
 
+// A thread's fp16 tile scales of tiles t0, t0 + 1 for its candidate pairs of each 16-
+// candidate k-step: [t2][kk] = candidates 16 kk + 2 q4, +1 and 16 kk + 8 + 2 q4, +1, from
+// the table's [4 tiles][32 pairs].
+__device__ __forceinline__ void hp_tile_scales(const uint32_t* g16, int t0, int q4, uint32_t (&gq)[2][4][2]) {
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      gq[t2][kk][0] = g16[(t0 + t2) * 32 + 8 * kk + q4];
+      gq[t2][kk][1] = g16[(t0 + t2) * 32 + 8 * kk + 4 + q4];
+    }
+}
+
+// The value MMA's A fragments U_t = P' g_t ([t2][kk][4], heads g and g + 8) from the packed
+// weights pp[2 j + hi] (candidates 8 j + 2 q4, +1) and the tile scales.
+__device__ __forceinline__ void hp_operands(const uint32_t (&pp)[16], const uint32_t (&gq)[2][4][2],
+                                            uint32_t (&a)[2][4][4]) {
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      a[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], gq[t2][kk][0]);
+      a[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], gq[t2][kk][0]);
+      a[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], gq[t2][kk][1]);
+      a[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], gq[t2][kk][1]);
+    }
+}
+
+// O_t += U_t V_t over a 64-candidate block for a warpgroup's two tiles (the slot's dims
+// 128 t2 ..), issued as one committed group.
+__device__ __forceinline__ void hp_values(float (&o)[2][64], const uint32_t (&a)[2][4][4], uint64_t v_desc) {
+  ptx::wgmma_fence();
+#pragma unroll
+  for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      HmWgmma::values(o[t2], a[t2][kk], v_desc + uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4));
+  ptx::wgmma_commit();
+}
+
+// O's rescale when a head's maximum or exponent moved (a factor of 1, most blocks: nothing).
+__device__ __forceinline__ void hp_rescale(float (&o)[2][64], const float (&fac)[2]) {
+#pragma unroll
+  for (int hi = 0; hi < 2; ++hi)
+    if (fac[hi] != 1.0f) {
+#pragma unroll
+      for (int t2 = 0; t2 < 2; ++t2)
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+          o[t2][4 * j + 2 * hi] *= fac[hi];
+          o[t2][4 * j + 2 * hi + 1] *= fac[hi];
+        }
+    }
+}
+
 // O's exponent F from the running bound B (log2 units): ceil(B) within [-126, 126]; -126
 // while no candidate is active (B = -inf).
 __device__ __forceinline__ int hp_exponent(float bound) {
@@ -334,15 +389,8 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     for (int b = 0; b < nblocks; ++b) {
       const uint8_t* const tab = table(b);
       // the tiles' fp16 scales first (the table is complete), their latency under the wait
-      const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);  // [4][32] half pairs
       uint32_t gq[2][4][2];
-#pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          gq[t2][kk][0] = tg[t2 * 32 + 8 * kk + q4];      // candidates 16 kk + 2 q4, +1
-          gq[t2][kk][1] = tg[t2 * 32 + 8 * kk + 4 + q4];  // candidates 16 kk + 8 + 2 q4, +1
-        }
+      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + 6 * 256), 0, q4, gq);
       ptx::mbar_wait(full_p, uint32_t(b) & 1u);
       uint32_t pp[16];
 #pragma unroll
@@ -350,38 +398,11 @@ __global__ void __launch_bounds__(kHpThreads, 1)
       const float fac[2] = {__uint_as_float(pbuf[16 * 128 + tid]), __uint_as_float(pbuf[17 * 128 + tid])};
       __syncwarp();
       if (lane == 0) ptx::mbar_arrive(empty_p);
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi)
-        if (fac[hi] != 1.0f) {
-#pragma unroll
-          for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-            for (int j = 0; j < 16; ++j) {
-              o[t2][4 * j + 2 * hi] *= fac[hi];
-              o[t2][4 * j + 2 * hi + 1] *= fac[hi];
-            }
-        }
-      // U_t = P' g_t for tiles 0, 1; A fragments [t2][kk][4]
+      hp_rescale(o, fac);
+      // U_t = P' g_t for tiles 0, 1, then their value MMAs
       uint32_t a[2][4][4];
-#pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          const uint32_t g0 = gq[t2][kk][0];
-          const uint32_t g1 = gq[t2][kk][1];
-          a[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], g0);
-          a[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], g0);
-          a[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], g1);
-          a[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
-        }
-      const uint64_t vd = v_desc(2 * b + 1);
-      ptx::wgmma_fence();
-#pragma unroll
-      for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
-          HmWgmma::values(o[t2], a[t2][kk], vd + uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4));
-      ptx::wgmma_commit();
+      hp_operands(pp, gq, a);
+      hp_values(o, a, v_desc(2 * b + 1));
       if (b + 1 < nblocks) convert(2 * (b + 1) + 1);  // B(b+1), into A(b)'s slot
       ptx::wgmma_wait<0>();
 #pragma unroll
@@ -435,7 +456,22 @@ __global__ void __launch_bounds__(kHpThreads, 1)
   auto score = [&](int b, bool pv) {
     const float* const tf = reinterpret_cast<const float*>(table(b));
     const int nA = 2 * b, nB = 2 * b + 1;
-    float2 r[8];  // this thread's candidates 8 j + 2 q4, +1: a Horner ratio
+    // A Horner step once the group in flight is done: acc *= the candidate's ratio (this
+    // thread's candidates 8 j + 2 q4, +1), loaded before the wait.
+    auto horner = [&](const float* ratio) {
+      float2 r[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(ratio)[4 * j + q4];
+      ptx::wgmma_wait<0>();
+      ptx::fence_regs(acc);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          acc[4 * j + 2 * hi] *= r[j].x;
+          acc[4 * j + 2 * hi + 1] *= r[j].y;
+        }
+    };
     // ---- tiles 2, 3 (half A) ----
     ptx::mbar_wait(&full_h[hp_stage(nA)], hp_parity(nA));
     ptx::wgmma_fence();
@@ -447,47 +483,17 @@ __global__ void __launch_bounds__(kHpThreads, 1)
       __syncwarp();
       if (lane == 0) ptx::mbar_arrive(&empty_h[hp_stage(nA - 2)]);
     }
-#pragma unroll
-    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 0 * 64)[4 * j + q4];
-    ptx::wgmma_wait<0>();
-    ptx::fence_regs(acc);
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        acc[4 * j + 2 * hi] *= r[j].x;
-        acc[4 * j + 2 * hi + 1] *= r[j].y;
-      }
+    horner(tf + 0 * 64);
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nA), 384, 128, false);
     ptx::wgmma_commit();
-#pragma unroll
-    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 1 * 64)[4 * j + q4];
-    ptx::wgmma_wait<0>();
-    ptx::fence_regs(acc);
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        acc[4 * j + 2 * hi] *= r[j].x;
-        acc[4 * j + 2 * hi + 1] *= r[j].y;
-      }
+    horner(tf + 1 * 64);
     // ---- tiles 0, 1 (half B) ----
     ptx::mbar_wait(&full_h[hp_stage(nB)], hp_parity(nB));
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nB), 0, 0, false);
     ptx::wgmma_commit();
-#pragma unroll
-    for (int j = 0; j < 8; ++j) r[j] = reinterpret_cast<const float2*>(tf + 2 * 64)[4 * j + q4];
-    ptx::wgmma_wait<0>();
-    ptx::fence_regs(acc);
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        acc[4 * j + 2 * hi] *= r[j].x;
-        acc[4 * j + 2 * hi + 1] *= r[j].y;
-      }
+    horner(tf + 2 * 64);
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nB), 128, 128, false);
     ptx::wgmma_commit();
@@ -593,32 +599,15 @@ __global__ void __launch_bounds__(kHpThreads, 1)
       const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
       l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
     }
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi)
-      if (fac[hi] != 1.0f) {
-#pragma unroll
-        for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-          for (int j = 0; j < 16; ++j) {
-            o[t2][4 * j + 2 * hi] *= fac[hi];
-            o[t2][4 * j + 2 * hi + 1] *= fac[hi];
-          }
-      }
+    hp_rescale(o, fac);
 #pragma unroll
     for (int e = 0; e < 32; ++e) asm volatile("" : "=f"(acc[e]));
     // U_t = P' g_t for tiles 2, 3
-    const uint32_t* const tg = reinterpret_cast<const uint32_t*>(tab + 6 * 256);
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const uint32_t g0 = tg[(2 + t2) * 32 + 8 * kk + q4];
-        const uint32_t g1 = tg[(2 + t2) * 32 + 8 * kk + 4 + q4];
-        u[t2][kk][0] = hmul2(pp[2 * (2 * kk) + 0], g0);
-        u[t2][kk][1] = hmul2(pp[2 * (2 * kk) + 1], g0);
-        u[t2][kk][2] = hmul2(pp[2 * (2 * kk + 1) + 0], g1);
-        u[t2][kk][3] = hmul2(pp[2 * (2 * kk + 1) + 1], g1);
-      }
+    {
+      uint32_t gq[2][4][2];
+      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + 6 * 256), 2, q4, gq);
+      hp_operands(pp, gq, u);
+    }
     // P' and the factor to WG1 (every read of this block's table is done)
     ptx::mbar_wait(empty_p, (uint32_t(b) & 1u) ^ 1u);
 #pragma unroll
@@ -628,14 +617,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(full_p);
     // ---- values: O_t += U_t V_t for tiles 2, 3 ----
-    const uint64_t vd = v_desc(nA);
-    ptx::wgmma_fence();
-#pragma unroll
-    for (int t2 = 0; t2 < 2; ++t2)
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
-        HmWgmma::values(o[t2], u[t2][kk], vd + uint64_t((core_offset<64>(16 * kk, 128 * t2)) >> 4));
-    ptx::wgmma_commit();
+    hp_values(o, u, v_desc(nA));
     if (b + 1 < nblocks)
       score(b + 1, true);
     else
