@@ -49,9 +49,14 @@ struct HpSmem {
   static constexpr int kQ = 0;                                  // q̂ [64][512], core_offset<64>
   static constexpr int kSlots = kQ + kHpHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
   static constexpr int kRaw = kSlots + kHpRing * kHpSlot;
-  // Per block parity: ra, rb, rc, F1, E_c (-inf inactive), F1 2^E_c [6][64]
-  // float; g16 [4 tiles][64] fp16; skipped-tile mask [64] int.
-  static constexpr int kTabBytes = 6 * 256 + 4 * 128 + 256;
+  // Per block parity, the table (rows of 64 candidates): the Horner ratios r_a, r_b, r_c,
+  // E_c (-inf: inactive) and the last factor F1 2^E_c as floats (row 3 is unused: the
+  // layout the GPU checked, kept so); the tiles' scales g in fp16 [4][64] at kTabG16; the
+  // skipped-tile masks [64] int at kTabSkip.
+  static constexpr int kTabRa = 0, kTabRb = 1, kTabRc = 2, kTabE = 4, kTabLast = 5;
+  static constexpr int kTabG16 = 6 * 64 * 4;
+  static constexpr int kTabSkip = kTabG16 + 4 * 64 * 2;
+  static constexpr int kTabBytes = kTabSkip + 64 * 4;
   static constexpr int kTab = kRaw + kHpRing * kHpRawStage;
   // P' [16 words][128 threads] and O's factor [2][128] (after the loop: l, m, F [6][128])
   static constexpr int kP = kTab + 2 * kTabBytes;
@@ -342,21 +347,20 @@ __global__ void __launch_bounds__(kHpThreads, 1)
           }
           float* const tf = reinterpret_cast<float*>(tab);
           // (the ratios to 2 ulp: the chain's four roundings stay within 2^-21 of the score's
-          // magnitude sum; the IEEE division's slow path cost ~0.6K cycles per block here)
-          tf[0 * 64 + c] = __fdividef(fc[2], fc[3]);
-          tf[1 * 64 + c] = __fdividef(fc[3], fc[0]);
-          tf[2 * 64 + c] = __fdividef(fc[0], fc[1]);
-          tf[3 * 64 + c] = fc[1];
-          tf[4 * 64 + c] = a ? float(e_c) : -INFINITY;
-          tf[5 * 64 + c] = fc[1] * pow2(e_c);  // F1 2^E_c: the score's last factor (any sign)
-          __half* const tg = reinterpret_cast<__half*>(tab + 6 * 256);
+          // magnitude sum, and the IEEE division's slow-path check is costly here)
+          tf[S::kTabRa * 64 + c] = __fdividef(fc[2], fc[3]);
+          tf[S::kTabRb * 64 + c] = __fdividef(fc[3], fc[0]);
+          tf[S::kTabRc * 64 + c] = __fdividef(fc[0], fc[1]);
+          tf[S::kTabE * 64 + c] = a ? float(e_c) : -INFINITY;
+          tf[S::kTabLast * 64 + c] = fc[1] * pow2(e_c);  // the score's last factor (any sign)
+          __half* const tg = reinterpret_cast<__half*>(tab + S::kTabG16);
 #pragma unroll
           for (int t = 0; t < 4; ++t) tg[t * 64 + c] = g16[t];
-          reinterpret_cast<int*>(tab + 6 * 256 + 512)[c] = skip;
+          reinterpret_cast<int*>(tab + S::kTabSkip)[c] = skip;
         }
         ptx::consumer_sync(1);  // WG1: the table is complete
       }
-      const int skip = reinterpret_cast<const int*>(tab + 6 * 256 + 512)[cr];
+      const int skip = reinterpret_cast<const int*>(tab + S::kTabSkip)[cr];
       uint8_t* const slot = slots + s * kHpSlot;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
@@ -390,7 +394,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
       const uint8_t* const tab = table(b);
       // the tiles' fp16 scales first (the table is complete), their latency under the wait
       uint32_t gq[2][4][2];
-      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + 6 * 256), 0, q4, gq);
+      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + S::kTabG16), 0, q4, gq);
       ptx::mbar_wait(full_p, uint32_t(b) & 1u);
       uint32_t pp[16];
 #pragma unroll
@@ -483,17 +487,17 @@ __global__ void __launch_bounds__(kHpThreads, 1)
       __syncwarp();
       if (lane == 0) ptx::mbar_arrive(&empty_h[hp_stage(nA - 2)]);
     }
-    horner(tf + 0 * 64);
+    horner(tf + S::kTabRa * 64);
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nA), 384, 128, false);
     ptx::wgmma_commit();
-    horner(tf + 1 * 64);
+    horner(tf + S::kTabRb * 64);
     // ---- tiles 0, 1 (half B) ----
     ptx::mbar_wait(&full_h[hp_stage(nB)], hp_parity(nB));
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nB), 0, 0, false);
     ptx::wgmma_commit();
-    horner(tf + 2 * 64);
+    horner(tf + S::kTabRc * 64);
     ptx::wgmma_fence();
     hp_group(acc, q_desc, k_desc(nB), 128, 128, false);
     ptx::wgmma_commit();
@@ -512,8 +516,8 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 s2 = hp_lds2(tf + 5 * 64 + 8 * j + 2 * q4);  // F1 2^E_c (its sign: the scale's)
-      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
+      const float2 s2 = hp_lds2(tf + S::kTabLast * 64 + 8 * j + 2 * q4);  // F1 2^E_c (any sign)
+      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
         const float s1 = k ? s2.y : s2.x;
@@ -542,7 +546,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     float y[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
+      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int k = 0; k < 2; ++k)
 #pragma unroll
@@ -577,7 +581,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     float ps[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hp_lds2(tf + 4 * 64 + 8 * j + 2 * q4);
+      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
 #pragma unroll
       for (int hi = 0; hi < 2; ++hi) {
         float pk[2];
@@ -605,7 +609,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     // U_t = P' g_t for tiles 2, 3
     {
       uint32_t gq[2][4][2];
-      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + 6 * 256), 2, q4, gq);
+      hp_tile_scales(reinterpret_cast<const uint32_t*>(tab + S::kTabG16), 2, q4, gq);
       hp_operands(pp, gq, u);
     }
     // P' and the factor to WG1 (every read of this block's table is done)
