@@ -28,9 +28,6 @@ struct LabParams : sm90::SparseMlaParams {
   bool heads_major = true;
   // 33-128 heads: the candidate in the pipelined slot (kCandidate) instead.
   bool hm_pipelined = false;
-  // 33-128 heads from kHpMinBlocks blocks per split: the pipelined heads-major kernel, as
-  // the product (false: the heads-major kernel at every split length, its oracle).
-  bool heads_major_pipelined = true;
 };
 
 // The pipelined slot: a candidate for the 33-128-head kernel, declared as the product
@@ -43,7 +40,8 @@ constexpr const KernelSpec* kCandidate = nullptr;
 // The product kernel `name` for `heads` (any split length; above 32 heads the 32-head
 // instantiation, which runs ceil(H / 32) CTAs per split).
 inline const KernelSpec* product_kernel(const char* name, int heads) {
-  const int h = heads > sm90::kGroupHeads && std::strncmp(name, "heads-major", 11) ? sm90::kGroupHeads : heads;
+  const bool heads_major = !std::strncmp(name, "heads-major", 11);  // either heads-major kernel
+  const int h = heads > sm90::kGroupHeads && !heads_major ? sm90::kGroupHeads : heads;
   for (const KernelSpec& k : sm90::kKernels)
     if (!std::strcmp(k.name, name) && h >= k.min_heads && h <= k.max_heads) return &k;
   return nullptr;
@@ -54,8 +52,7 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
   if (h > sm90::kGroupHeads && p.heads_major) {
     if (p.hm_pipelined) return kCandidate;
-    const bool pipelined = p.heads_major_pipelined && bps >= sm90::kHpMinBlocks;
-    return product_kernel(pipelined ? "heads-major-pipelined" : "heads-major", h);
+    return product_kernel(bps >= sm90::kHpMinBlocks ? "heads-major-pipelined" : "heads-major", h);
   }
   const bool candidates_major =
       (h >= p.wgmma_from_heads && bps >= p.wgmma_min_blocks) || h > sm90::kGroupHeads;
@@ -85,8 +82,7 @@ inline bool product_defaults(const LabParams& p) {
   const LabParams d{};
   return p.pdl == d.pdl && p.warp_private == d.warp_private &&
          p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
-         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined &&
-         p.heads_major_pipelined == d.heads_major_pipelined;
+         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined;
 }
 
 // The launch the selftest makes: the product's own launcher when every knob is at its

@@ -905,10 +905,6 @@ int main(int argc, char** argv) {
 
   if (profile) {  // one case's launches for a profiler, nothing checked
     benchmark(sm_count, nullptr, profile);
-#ifdef HX_TRACE
-    CHECK_CUDA(cudaDeviceSynchronize());
-    lab::hx_dump_trace();
-#endif
     return 0;
   }
 
