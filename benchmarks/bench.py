@@ -46,6 +46,7 @@ from jax_glm_nope.implementations.pallas import Schedule, choose_schedule  # noq
 from jax_glm_nope.testing import LSE_TOL, OUT_RTOL, accuracy_errors, reference_f64  # noqa: E402
 
 IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "reference")  # the package's, by name
+INVARIANT = ("cuda",)  # the implementations that take batch_invariant=True (--batch-invariant)
 PROFILED = ("pallas", "cuda", "flashinfer")  # timed by their own kernels in the profiler
 PEERS = ("flashmla", "plain_jax")
 DEFAULT_IMPLEMENTATIONS = ("pallas", "cuda", "flashinfer", "flashmla", "plain_jax")
@@ -61,10 +62,13 @@ class Variant:
     implementation: str
     schedule: Schedule | None = None
     sweep: bool = False
+    batch_invariant: bool = False  # sparse_mla(..., batch_invariant=True)
 
     @property
     def label(self) -> str:
-        return f"{self.implementation} sweep" if self.sweep else self.implementation
+        if self.sweep:
+            return f"{self.implementation} sweep"
+        return f"{self.implementation} batch_invariant" if self.batch_invariant else self.implementation
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -133,6 +137,11 @@ def parser() -> argparse.ArgumentParser:
         "hopper-holes",
     )
     p.add_argument("--sweep", action="store_true", help="also time Pallas schedules around the chosen one")
+    p.add_argument(
+        "--batch-invariant",
+        action="store_true",
+        help="also time cuda with batch_invariant=True (its cost beside the default)",
+    )
     p.add_argument("--out", default=None, help="folder for bench.json and bench.png")
     p.add_argument("--json", action="store_true", help="print the JSON result on stdout (table on stderr)")
     p.add_argument("--interpret", action="store_true", help="Pallas in the interpreter (CPU smoke runs)")
@@ -165,8 +174,8 @@ def parser() -> argparse.ArgumentParser:
 # ----------------------------------------------------------------------------- one case
 
 
-def package_fn(name: str, interpret: bool, schedule, q, pool, indices, topk_lens):
-    options = {}
+def package_fn(name: str, interpret: bool, schedule, batch_invariant: bool, q, pool, indices, topk_lens):
+    options = {"batch_invariant": True} if batch_invariant else {}
     if name == "pallas" and interpret:
         options["interpret"] = True
     if schedule is not None:
@@ -270,7 +279,7 @@ def run_variant(variant: Variant, case: Case, pool, inputs: Inputs, reference: R
                     return row | {"status": "unsupported", "reason": reason}
                 fn = functools.partial(plain_jax, sm_scale=SM_SCALE)
             else:
-                fn = functools.partial(package_fn, name, args.interpret, variant.schedule)
+                fn = functools.partial(package_fn, name, args.interpret, variant.schedule, variant.batch_invariant)
                 try:  # validation and availability are decided at trace time
                     jax.eval_shape(fn, inputs.q, pool, idx0, lens0)
                 except ValueError as err:
@@ -368,17 +377,22 @@ def main(argv: list[str] | None = None) -> int:
     num_slots = args.pool_slots or (INTERPRET_POOL_SLOTS if args.interpret else DEFAULT_POOL_SLOTS)
     names = list(dict.fromkeys(args.implementation))
     variants = [Variant(n) for n in names]
+    if args.batch_invariant:
+        variants = [
+            v for n in names for v in [Variant(n)] + ([Variant(n, batch_invariant=True)] if n in INVARIANT else [])
+        ]
     if args.sweep:
         if "pallas" not in names:
             say("benchmarks/bench.py: --sweep times Pallas schedules; add pallas to --implementation")
             return 2
-        variants.insert(names.index("pallas") + 1, Variant("pallas", sweep=True))
+        variants.insert(variants.index(Variant("pallas")) + 1, Variant("pallas", sweep=True))
     result = {
         "command": " ".join([os.path.relpath(sys.argv[0])] + (sys.argv[1:] if argv is None else argv)),
         "environment": report.environment(),
         "settings": {
             "implementations": names,
             "sweep": args.sweep,
+            "batch_invariant": args.batch_invariant,
             "interpret": args.interpret,
             "pool_slots": num_slots,
             "pool_bytes": num_slots * jax_glm_nope.COMPACT.bytes_per_token,

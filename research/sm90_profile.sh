@@ -11,7 +11,8 @@
 # Usage: research/sm90_profile.sh OUTDIR [CASE ...]     CASE = T:H:K (batch split rule),
 #   or T:H:K+pipelined / T:H:K+wgmma for that kernel's case
 #   SELFTEST=1 STAGE0=1 also run research/sm90_selftest.sh and research/sm90_stage0.sh;
-#   PROFILE_ARGS=--wgmma profiles the wgmma kernel's cases (9-32 heads).
+#   PROFILE_ARGS=--wgmma profiles the wgmma kernel's cases (9-32 heads); SELFTEST_BIN=path
+#   profiles a selftest built beforehand (research/build.sh) instead of building one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: research/sm90_profile.sh OUTDIR [T:H:K ...]}
@@ -26,8 +27,9 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem --fo
 cat .revision >>"$work/environment.txt" 2>/dev/null
 
 status=0
-SELFTEST_BIN="$work/selftest/sm90_selftest"
-if [ "${SELFTEST:-0}" = 1 ]; then
+if [ -n "${SELFTEST_BIN:-}" ]; then  # a selftest built beforehand (e.g. carried in .lab/)
+  [ -x "$SELFTEST_BIN" ] || { echo "SELFTEST_BIN=$SELFTEST_BIN is not an executable"; exit 2; }
+elif SELFTEST_BIN="$work/selftest/sm90_selftest" && [ "${SELFTEST:-0}" = 1 ]; then
   timeout "${SELFTEST_TIMEOUT:-300}" research/sm90_selftest.sh "$work/selftest" 2>&1 | tail -n 70 || status=1
 else
   research/build.sh "$work/selftest" selftest || exit 1

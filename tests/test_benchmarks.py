@@ -84,6 +84,21 @@ def test_cpu_smoke_run_json(tmp_path):
     assert "| profiler | untimed: no GPU kernel events" in done.stderr
 
 
+def test_batch_invariant_rows_follow_each_package_implementation(tmp_path):
+    done = _run(
+        "--implementation", "reference", "cuda", "flashmla", "--interpret", "--batch-invariant",
+        "--cases", "decode:2:8:64", "--rotations", "2", "--rounds", "1", "--min-round-ms", "1",
+        "--json", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = _strict_json(done.stdout)
+    assert result["settings"]["batch_invariant"] is True
+    rows = result["results"]
+    assert [r["implementation"] for r in rows] == ["reference", "cuda", "cuda batch_invariant", "flashmla"]
+    # no CUDA kernels on the CPU: the invariant row is reported like the default one
+    assert rows[2]["status"] == "unavailable" and rows[2]["reason"] == rows[1]["reason"]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -181,6 +181,49 @@ def test_merge_splits_inf_and_nan():
     assert np.isnan(np.asarray(merged_lse)[0, 1]) and np.isnan(np.asarray(merged, np.float32)[0, 1]).all()
 
 
+def test_split_outputs_are_bf16():
+    """Several splits hand the merge bf16 partials (half the bytes of float32 ones: at one
+    token and 128 heads the merge's traffic was a large part of the call)."""
+    from jax_glm_nope.implementations.pallas.kernel import attend_splits
+
+    sched = Schedule(16, 32, 2, 4, 1)
+    q = jax.ShapeDtypeStruct((3, 16, layout.HEAD_DIM), jnp.bfloat16)
+    pool = jax.ShapeDtypeStruct((100, layout.COMPACT.bytes_per_token), jnp.uint8)
+    indices = jax.ShapeDtypeStruct((3, 64), jnp.int32)
+    lens = jax.ShapeDtypeStruct((3,), jnp.int32)
+    out, lse = jax.eval_shape(
+        lambda *a: attend_splits(*a, sm_scale=0.1, sched=sched, interpret=True), q, pool, indices, lens
+    )
+    assert (out.shape, out.dtype) == ((2, 3, 16, layout.HEAD_DIM), jnp.bfloat16)
+    assert (lse.shape, lse.dtype) == ((2, 3, 16), jnp.float32)
+
+
+def test_a_split_near_float32_max_merges_finite():
+    """A split whose output lies past bf16's largest finite value (rows at 3.4e38) beside
+    a split of small rows, with equal weights: the true merged value is 1.7e38, finite in
+    bf16. The partial is clamped to bf16's range, not rounded to inf."""
+    num_slots, num_candidates = 80, 64
+    latent = np.zeros((num_slots, layout.HEAD_DIM), np.float32)
+    latent[1:33, 0] = 3.4e38  # the first split's candidates
+    latent[33:65, 0] = 1.0  # the second's
+    pool = jt.quantize_f64(latent)
+    indices = np.arange(1, num_candidates + 1, dtype=np.int32)[None]
+    q = np.zeros((1, 16, layout.HEAD_DIM), jnp.bfloat16)  # every score 0: equal weights
+    case = jt.Case(q, pool, indices, None, 0.1, "rows at 3.4e38 beside rows of 1")
+    out, lse = sparse_mla(
+        jnp.asarray(q),
+        jnp.asarray(pool),
+        jnp.asarray(indices),
+        0.1,
+        implementation="pallas",
+        interpret=True,
+        schedule=Schedule(16, 32, 2, 4, 1),
+    )
+    out = np.asarray(out.astype(jnp.float32))
+    assert np.isfinite(out).all(), out[0, 0, :4]
+    jt.assert_accurate(out, np.asarray(lse), *case.reference(), label=case.label)
+
+
 def test_predicates():
     cpu = device.Device("cpu", "cpu")
     assert "interpret=True" in device_unsupported(cpu)
