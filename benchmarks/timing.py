@@ -22,9 +22,10 @@ why: no other timer stands in. The reference and plain JAX, made of XLA's kernel
 only, keep the loop time (``timer="loop"``).
 
 torch (``time_torch``, ``timer="cuda_graph"``): the R calls are captured in a CUDA
-graph and replayed by ``triton.testing.do_bench_cudagraph`` (a graph of
-``min_round_s`` of calls, median of its ten replays; ``rounds`` does not apply), so a
-torch kernel is never a Python launch timed against a device loop.
+graph and replayed as ``triton.testing.do_bench_cudagraph`` does (a graph of
+``min_round_s`` of calls, median of its ten replays; ``rounds`` does not apply), with
+the capture confined to the capturing thread, so a torch kernel is never a Python
+launch timed against a device loop.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class Timing:
     timer: str  # "profiler", "loop" or "cuda_graph" (module docstring)
     us: float | None  # the timer's median device time per call; None: ``error`` says why
     rounds_us: tuple[float, ...]  # per-call time of every loop round (or graph replay)
-    calls_per_round: int | None  # None: do_bench_cudagraph's own choice
+    calls_per_round: int | None  # calls per loop round or per graph replay
     loop_us: float | None = None  # JAX: the jitted loop's median, whichever the timer
     error: str | None = None  # why the timer measured nothing
     profile: dict | None = None  # the profiler's calls, kernels, min/max spans, XLA's time per call
@@ -148,14 +149,43 @@ def time_jax(
     return timing, outputs
 
 
+GRAPH_REPLAYS = 10  # replays of the timed graph (triton.testing.do_bench_cudagraph's count)
+
+
 def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Timing:
-    """The calls (one per index set) replayed in a CUDA graph; time per call."""
-    from triton.testing import do_bench_cudagraph
+    """The calls (one per index set) replayed in a CUDA graph; time per call.
+
+    ``triton.testing.do_bench_cudagraph``'s method, with the capture confined to this
+    thread (``capture_error_mode="thread_local"``): under torch's default (global) mode
+    a CUDA call from one of JAX's runtime threads during the capture invalidates it and
+    leaves the process's context unusable (seen once at K=2176, run 61)."""
+    import torch
 
     def all_sets():
         for call in calls:
             call()
 
-    replays = do_bench_cudagraph(all_sets, rep=options.min_round_s * 1e3, return_mode="all")
-    rounds = tuple(ms * 1e3 / len(calls) for ms in replays)
-    return Timing("cuda_graph", statistics.median(rounds), rounds, None)
+    def captured(repeats: int):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+            for _ in range(repeats):
+                all_sets()
+        torch.cuda.synchronize()
+        return graph
+
+    def replay_ms(graph) -> float:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+
+    with torch.cuda.stream(torch.cuda.Stream()):
+        all_sets()  # warm-up, outside any capture
+        torch.cuda.synchronize()
+        once = max(replay_ms(captured(1)), 1e-3)
+        repeats = max(1, int(options.min_round_s * 1e3 / once))
+        graph = captured(repeats)
+        rounds = tuple(replay_ms(graph) * 1e3 / (repeats * len(calls)) for _ in range(GRAPH_REPLAYS))
+    return Timing("cuda_graph", statistics.median(rounds), rounds, repeats * len(calls))
