@@ -31,6 +31,7 @@ SUITE = (
     "every test marked `gpu` (the attention suite through the public API, KV rows, batch invariance, "
     "pools past 2 GiB)"
 )
+INVARIANT_SUFFIX = " batch_invariant"  # bench.py --batch-invariant's rows: "cuda batch_invariant"
 OUT_OPTION = r"--out \S+ "  # where the device wrote the JSON: not part of the command's meaning
 CASES_TITLES = {
     "k2048": "K = 2048 (decode)",
@@ -72,6 +73,8 @@ def _heading(run: dict) -> list[str]:
     title = CASES_TITLES.get(cases, cases.replace(",", ", "))
     if run["settings"].get("sweep"):
         title = "Pallas: the schedule table against a sweep of schedules"
+    elif run["settings"].get("batch_invariant"):
+        title = "`batch_invariant=True` beside the default"
     env = run["environment"]
     return [
         f"### {title}",
@@ -91,6 +94,8 @@ def side_by_side(run: dict) -> list[str]:
     ours = [n for n in names if n not in peers]
     by = {(r["label"], r["implementation"]): r for r in rows}
     head = ["case"] + [f"`{n}`" for n in names] + [f"`{o}` vs `{p}`" for o in ours for p in peers]
+    invariant = [n for n in names if n.endswith(INVARIANT_SUFFIX) and n[: -len(INVARIANT_SUFFIX)] in names]
+    head += [f"`{n}` cost" for n in invariant]
     head += ["out error (ours, worst)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     missing: dict[tuple[str, str], list[str]] = {}
@@ -106,6 +111,10 @@ def side_by_side(run: dict) -> list[str]:
             for p in peers:
                 ratio = (by.get((label, o)) or {}).get("vs", {}).get(p)
                 cells.append(f"{ratio:.2f}x" if ratio else "-")
+        for n in invariant:
+            slow, fast = (by.get((label, x)) or {} for x in (n, n[: -len(INVARIANT_SUFFIX)]))
+            ok = slow.get("status") == fast.get("status") == "ok"
+            cells.append(f"{slow['us'] / fast['us']:.2f}x" if ok else "-")
         errors = [by[label, o]["out_err"] for o in ours if by.get((label, o), {}).get("out_err") is not None]
         cells.append(f"{max(errors):.1e}" if errors else "-")
         lines.append("| " + " | ".join(cells) + " |")

@@ -81,3 +81,24 @@ def test_the_command_checks_and_writes(tmp_path):
     assert page.main(["--check", results, str(stale)]) == 1
     assert page.main([results, str(stale)]) == 0
     assert page.main(["--check", results, str(stale)]) == 0
+
+
+def test_batch_invariant_rows_get_their_cost_beside_the_default():
+    def row(name, us, status="ok"):
+        return {
+            "label": "decode T=1 H=8 K=64", "implementation": name, "status": status, "us": us, "out_err": 1e-3,
+            "accurate": True, "mode": "decode", "tokens": 1, "heads": 8, "candidates": 64, "reason": "r",
+        }  # fmt: skip
+
+    run = {
+        "command": "bench.py --implementation cuda --batch-invariant --cases decode:1:8:64",
+        "settings": {"batch_invariant": True},
+        "environment": {"git": "f" * 40, "versions": {}},
+        "accuracy_bound": {"out_rel_l2": 5e-3},
+        "results": [row("cuda", 10.0), row("cuda batch_invariant", 16.0)],
+    }
+    lines = page.side_by_side(run)
+    assert "`cuda batch_invariant` cost" in lines[0] and "| 1.60x |" in lines[2]
+    assert page._heading(run)[0] == "### `batch_invariant=True` beside the default"
+    run["results"][1] = row("cuda batch_invariant", None, status="failed")
+    assert page.side_by_side(run)[2].endswith("| - | - | 1.0e-03 |")
