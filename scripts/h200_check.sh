@@ -86,7 +86,7 @@ for phase in $phases; do
     k2048) bench k2048 --implementation cuda pallas flashmla --cases k2048 --time-limit 430 ;;
     holes) bench holes --implementation cuda pallas flashmla --cases holes --time-limit 420 ;;
     sweep) bench sweep --implementation pallas --sweep --time-limit 300 \
-      --cases decode:1:32:2048,decode:1:64:2048,decode:1:128:2048 ;;
+      --cases decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:1:64:2176:holes,decode:1:128:2176:holes ;;
     page)  # every bench JSON and suite log under $OUT, into a copy of the kept results file
       cp docs/results/h200.json "$OUT/h200.json"
       mapfile -t runs < <(find "$OUT" -name bench.json | sort)
