@@ -376,11 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     cases = args.cases or default_cases()
     num_slots = args.pool_slots or (INTERPRET_POOL_SLOTS if args.interpret else DEFAULT_POOL_SLOTS)
     names = list(dict.fromkeys(args.implementation))
-    variants = [Variant(n) for n in names]
-    if args.batch_invariant:
-        variants = [
-            v for n in names for v in [Variant(n)] + ([Variant(n, batch_invariant=True)] if n in INVARIANT else [])
-        ]
+    variants = []
+    for n in names:
+        variants.append(Variant(n))
+        if args.batch_invariant and n in INVARIANT:
+            variants.append(Variant(n, batch_invariant=True))
     if args.sweep:
         if "pallas" not in names:
             say("benchmarks/bench.py: --sweep times Pallas schedules; add pallas to --implementation")

@@ -158,7 +158,7 @@ def time_torch(calls: list[Callable[[], object]], options: TimingOptions) -> Tim
     ``triton.testing.do_bench_cudagraph``'s method, with the capture confined to this
     thread (``capture_error_mode="thread_local"``): under torch's default (global) mode
     a CUDA call from one of JAX's runtime threads during the capture invalidates it and
-    leaves the process's context unusable (seen once at K=2176, run 61)."""
+    leaves the process's context unusable."""
     import torch
 
     def all_sets():

@@ -84,7 +84,7 @@ def test_cpu_smoke_run_json(tmp_path):
     assert "| profiler | untimed: no GPU kernel events" in done.stderr
 
 
-def test_batch_invariant_rows_follow_each_package_implementation(tmp_path):
+def test_batch_invariant_rows_follow_cuda_s_default_rows(tmp_path):
     done = _run(
         "--implementation", "reference", "cuda", "flashmla", "--interpret", "--batch-invariant",
         "--cases", "decode:2:8:64", "--rotations", "2", "--rounds", "1", "--min-round-ms", "1",

@@ -184,8 +184,8 @@ def test_merge_splits_inf_and_nan():
 def test_a_split_near_float32_max_merges_finite():
     """A split whose output lies past bf16's largest finite value (rows at 3.4e38) beside
     a split of small rows, with equal weights: the true merged value is 1.7e38, finite in
-    bf16. The splits reach the merge in float32 (bf16 partials, even clamped to bf16's
-    range, were measured and cost 0.5-0.9e-3 of out error: research/notebook.md, run 60)."""
+    bf16. The splits reach the merge in float32: rounded to bf16 there, the first would be inf
+    (and clamping it to bf16's range was measured to cost accuracy on every split call)."""
     num_slots, num_candidates = 80, 64
     latent = np.zeros((num_slots, layout.HEAD_DIM), np.float32)
     latent[1:33, 0] = 3.4e38  # the first split's candidates
