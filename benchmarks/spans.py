@@ -148,16 +148,24 @@ def trace_spans(
     return call_spans(planes[serving[0]], num_calls, is_ours)
 
 
+def traced_events(run: Callable[[], object]) -> dict[str, list[Event]]:
+    """``device_events`` of a trace of ``run()`` (compiled, warm, and waited for)."""
+    with tempfile.TemporaryDirectory(prefix="jax_glm_nope_trace_") as log_dir:
+        with jax.profiler.trace(log_dir):
+            jax.block_until_ready(run())
+        paths = glob.glob(os.path.join(log_dir, "**", "*.xplane.pb"), recursive=True)
+        if len(paths) != 1:
+            raise SpanError(f"expected one *.xplane.pb in the trace folder, found {len(paths)}")
+        return device_events(jax.profiler.ProfileData.from_file(paths[0]))
+
+
 def profile_runs(run: Callable[[], object], runs: int, calls_per_run: int) -> CallSpans:
     """Trace ``runs`` runs of ``run`` (each making ``calls_per_run`` calls; compiled, warm,
     and nothing of it still running) and return the calls' spans. Raises ``SpanError``
     (``NoKernelEvents`` when the trace holds none of our kernels) or the profiler's own error."""
-    with tempfile.TemporaryDirectory(prefix="jax_glm_nope_trace_") as log_dir:
-        with jax.profiler.trace(log_dir):
-            for _ in range(runs):
-                jax.block_until_ready(run())
-        paths = glob.glob(os.path.join(log_dir, "**", "*.xplane.pb"), recursive=True)
-        if len(paths) != 1:
-            raise SpanError(f"expected one *.xplane.pb in the trace folder, found {len(paths)}")
-        planes = device_events(jax.profiler.ProfileData.from_file(paths[0]))
-    return trace_spans(planes, runs * calls_per_run)
+
+    def all_runs():
+        for _ in range(runs):
+            jax.block_until_ready(run())
+
+    return trace_spans(traced_events(all_runs), runs * calls_per_run)

@@ -21,6 +21,14 @@ kernel name ``spans.is_our_kernel`` does not know) the time is None and the row 
 why: no other timer stands in. The reference and plain JAX, made of XLA's kernels
 only, keep the loop time (``timer="loop"``).
 
+The whole call (``time_call``, what a user pays): one jitted call of the implementation,
+compiled once under XLA's defaults and once with XLA command buffers
+(``COMMAND_BUFFERS``: the counterpart of a peer's CUDA graph), run ``calls`` times, each
+waited for; per call, the span from the first start to the last end of *every* device
+event of the call (XLA's glue included: the pad and broadcast before our kernels, any
+merge after, launch gaps between them), and beside it the span of the package's own
+kernels in the same calls. Medians over the calls.
+
 torch (``time_torch``, ``timer="cuda_graph"``): the R calls are captured in a CUDA
 graph and replayed as ``triton.testing.do_bench_cudagraph`` does (a graph of
 ``min_round_s`` of calls, median of its ten replays; ``rounds`` does not apply), with
@@ -147,6 +155,50 @@ def time_jax(
         return Timing("profiler", None, rounds, num_calls, loop_us=loop_us, error=reason), outputs
     timing = Timing("profiler", found.median_us, rounds, num_calls, loop_us=loop_us, profile=found.summary())
     return timing, outputs
+
+
+# XLA command buffers for every fusion and custom call, however short the sequence: the
+# call is recorded once as a CUDA graph and replayed (docs/serving.md).
+COMMAND_BUFFERS = {"xla_gpu_enable_command_buffer": "FUSION,CUSTOM_CALL", "xla_gpu_graph_min_graph_size": 1}
+CALLS = 20  # whole calls traced per setting (median)
+
+
+def time_call(
+    fn: Callable, q, pool, indices, topk_lens, *, calls: int = CALLS, profiled: bool = True
+) -> dict:
+    """The whole call's device span under XLA's defaults and under command buffers.
+
+    ``fn(q, pool, indices [T, K], topk_lens [T] | None)``; ``indices`` / ``topk_lens`` hold
+    R index sets (``[R, T, K]``), call ``i`` reads set ``i % R``. Returns
+    ``{"default": {...}, "command_buffers": {...}}``, each with ``us`` (the median span of
+    every device event of a call), ``kernels_us`` (the package's kernels alone, when
+    ``profiled``), ``events`` (one call's event names, in order) and ``error`` (why there
+    is no time, else None)."""
+    rotations = int(indices.shape[0])
+    sets = [
+        (indices[r], None if topk_lens is None else topk_lens[r]) for r in range(rotations)
+    ]  # on the device before the trace: no copy inside a call
+    jitted = jax.jit(fn)
+    found = {}
+    for setting, options in (("default", None), ("command_buffers", COMMAND_BUFFERS)):
+        compiled = jitted.lower(q, pool, *sets[0]).compile(compiler_options=options)
+
+        def run(n: int, compiled=compiled):
+            for i in range(n):
+                jax.block_until_ready(compiled(q, pool, *sets[i % rotations]))
+
+        run(max(3, rotations))  # warm up (command buffers are recorded on the first calls)
+        row = {"us": None, "kernels_us": None, "events": None, "error": None}
+        try:
+            planes = spans.traced_events(lambda: run(calls))
+            every = spans.trace_spans(planes, calls, is_ours=lambda name: True)
+            row |= {"us": every.median_us, "events": list(every.kernels)}
+            if profiled:
+                row["kernels_us"] = spans.trace_spans(planes, calls).median_us
+        except Exception as err:  # noqa: BLE001 - the row says why there is no time
+            row["error"] = str(err) if isinstance(err, spans.SpanError) else f"{type(err).__name__}: {err}"
+        found[setting] = row
+    return found
 
 
 GRAPH_REPLAYS = 10  # replays of the timed graph (triton.testing.do_bench_cudagraph's count)

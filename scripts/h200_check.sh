@@ -13,6 +13,8 @@
 #   example examples/decode_loop.py --check-dense (the dense mask over the same rows, same step)
 #   k2048   benchmarks/bench.py, cuda pallas flashmla, K = 2048 decode    -> bench_k2048/bench.json
 #   holes   the same at K = 2176 with holes, and prefill                  -> bench_holes/bench.json
+#   onetoken  cuda pallas flashmla plain_jax at one token (and b=8, 128 at 64 heads) -> bench_onetoken/bench.json
+#   gap     benchmarks/launch_gap.py: host and device events of one cuda call      -> gap/launch_gap.json
 #   sweep   Pallas schedules at one token (what the schedule table picks)  -> bench_sweep/bench.json
 #   page    h200.json (docs/results/h200.json with the runs and suite log above) and h200_results.md
 #
@@ -85,6 +87,11 @@ for phase in $phases; do
         | tee "$OUT/example.log" || status=1 ;;
     k2048) bench k2048 --implementation cuda pallas flashmla --cases k2048 --time-limit 430 ;;
     holes) bench holes --implementation cuda pallas flashmla --cases holes --time-limit 420 ;;
+    onetoken) bench onetoken --implementation cuda pallas flashmla plain_jax --time-limit 400 \
+      --cases decode:1:8:2048,decode:1:16:2048,decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:8:64:2048,decode:128:64:2048 ;;
+    gap)  # a host-and-device trace of one cuda call, under XLA's defaults and command buffers
+      timeout 300 python3 benchmarks/launch_gap.py --cases decode:8:64:2048,decode:128:64:2048 --out "$OUT/gap" \
+        2>&1 | tee "$OUT/gap.log" | head -n 400 || status=1 ;;
     sweep) bench sweep --implementation pallas --sweep --time-limit 300 \
       --cases decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:1:64:2176:holes,decode:1:128:2176:holes ;;
     page)  # every bench JSON and suite log under $OUT, into a copy of the kept results file
@@ -94,7 +101,7 @@ for phase in $phases; do
       python3 -m benchmarks.page --collect "$OUT/h200.json" "${runs[@]}" ${suite:+--suite-log "$suite"} \
         ${REVISION:+--revision "$REVISION"} && python3 -m benchmarks.page "$OUT/h200.json" "$OUT/h200_results.md" \
         || status=1 ;;
-    *) echo "unknown phase $phase (build suite suite-attention suite-rest cmdbuf export example k2048 holes sweep page)"; exit 2 ;;
+    *) echo "unknown phase $phase (build suite suite-attention suite-rest cmdbuf export example k2048 holes onetoken gap sweep page)"; exit 2 ;;
   esac
   echo "$phase: $(( $(date +%s) - start )) s" | tee -a "$OUT/phases.log"
 done

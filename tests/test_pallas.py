@@ -127,7 +127,7 @@ def test_merge_splits_is_exact():
     lse[1, 0, :] = -np.inf  # an empty split
     lse[:, 1, 0] = -np.inf  # a token/head with nothing at all
     out = rng.normal(size=(3, 2, 5, layout.HEAD_DIM)).astype(np.float32)
-    merged, merged_lse = merge_splits(jnp.asarray(out), jnp.asarray(lse))
+    merged, merged_lse = merge_splits(jnp.asarray(out), jnp.asarray(lse), interpret=True)
     weights = np.exp(lse.astype(np.float64))
     total = weights.sum(0)
     expect = np.where(
@@ -176,7 +176,7 @@ def test_schedule_is_a_value():
 def test_merge_splits_inf_and_nan():
     out = jnp.ones((3, 1, 2, layout.HEAD_DIM), jnp.float32)
     lse = jnp.asarray([[[jnp.inf, 0.0]], [[1.0, jnp.nan]], [[-jnp.inf, -jnp.inf]]], jnp.float32)
-    merged, merged_lse = merge_splits(out, lse)
+    merged, merged_lse = merge_splits(out, lse, interpret=True)
     assert np.asarray(merged_lse)[0, 0] == np.inf and np.isfinite(np.asarray(merged, np.float32)[0, 0]).all()
     assert np.isnan(np.asarray(merged_lse)[0, 1]) and np.isnan(np.asarray(merged, np.float32)[0, 1]).all()
 

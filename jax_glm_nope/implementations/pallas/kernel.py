@@ -120,7 +120,7 @@ def _power_of_two_above(x):
     return above, inverse, exponent - 126
 
 
-def _unit_queries(q_ref, token, heads):
+def _unit_queries(q_ref, token, heads, num_heads: int):
     """The token's queries scaled by a power of two into [-1, 1], in fp16, and that power's
     exponent (int32 per head).
 
@@ -130,7 +130,13 @@ def _unit_queries(q_ref, token, heads):
     Converted in the kernel and held in registers: converting once in XLA so the MMAs
     read them from shared memory measured 6-9% slower (research/pallas.md, change 8).
     """
-    parts = [q_ref[token, heads, pl.ds(c * TILE, TILE)].astype(jnp.float32) for c in range(NUM_TILES)]
+    # q arrives unpadded as [T * H, 512]: a block's heads past H read the last head again
+    # (finite, computed, never stored), so no pad of q runs before the kernel.
+    rows = token * num_heads + jnp.minimum(heads, num_heads - 1)
+    parts = [
+        q_ref[rows[:, None], (c * TILE + lax.iota(jnp.int32, TILE))[None, :]].astype(jnp.float32)
+        for c in range(NUM_TILES)
+    ]
     peak = jnp.max(jnp.abs(parts[0]), axis=1)
     for part in parts[1:]:
         peak = jnp.maximum(peak, jnp.max(jnp.abs(part), axis=1))
@@ -171,6 +177,7 @@ def _kernel(
     sched: Schedule,
     tiles_per_split: int,
     num_slots: int,
+    num_heads: int,
     sm_scale: float,
 ):
     """One (head block, split, token) program.
@@ -194,7 +201,8 @@ def _kernel(
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
     topk_len = lens_ref[token]
-    queries, query_exponent, bad_query = _unit_queries(q_ref, token, heads)
+    head_ids = head_block * block_h + lax.iota(jnp.int32, block_h)
+    queries, query_exponent, bad_query = _unit_queries(q_ref, token, head_ids, num_heads)
     # The per-head score factor 2^(query exponent) * sm_scale * SCORE_UNITS, its mantissa
     # static; a step adds the exponent of its scales' unit (attend).
     mantissa, exponent = split_float(sm_scale * SCORE_UNITS)
@@ -367,18 +375,25 @@ def _same_varying_axes(*arrays):
 def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule, *, interpret: bool = False):
     """Per-split results: ``out [S, T, Hp, 512]``, ``lse [S, T, Hp]`` float32.
 
-    ``q [T, Hp, 512]`` with ``Hp`` a multiple of ``sched.block_h`` and ``indices [T, Kp]``
-    with ``Kp == sched.padded_candidates(Kp)``: the caller pads (``ops.py``). With one
-    split the output is already bf16 and final.
+    ``q [T, H, 512]`` (``Hp``: H rounded up to ``sched.block_h``) and ``indices [T, Kp]``
+    with ``Kp == sched.padded_candidates(Kp)``: the caller pads the candidates (``ops.py``).
+    With one split the output is already bf16 and final.
     """
-    num_tokens, padded_heads, _ = q.shape
+    num_tokens, num_heads, _ = q.shape
+    padded_heads = -(-num_heads // sched.block_h) * sched.block_h
+    q = q.reshape(num_tokens * num_heads, HEAD_DIM)
     num_slots = pool.shape[0]
     tiles_per_split = sched.tiles(indices.shape[1])
     out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
     operands, struct_kw = _same_varying_axes(indices, topk_lens, q, pool)
     kernel = functools.partial(
-        _kernel, sched=sched, tiles_per_split=tiles_per_split, num_slots=num_slots, sm_scale=sm_scale
+        _kernel,
+        sched=sched,
+        tiles_per_split=tiles_per_split,
+        num_slots=num_slots,
+        num_heads=num_heads,
+        sm_scale=sm_scale,
     )
     return pl.pallas_call(
         kernel,

@@ -1,4 +1,5 @@
-"""The Pallas implementation's call: pad to the schedule, run the kernel, merge the splits.
+"""The Pallas implementation's call: pad the candidates to the schedule, run the kernel,
+merge the splits (``merge.py``).
 
 Arguments arrive validated and normalised: nothing here re-validates.
 """
@@ -14,29 +15,8 @@ from ... import per_platform
 from ..batching import kernel_call
 from . import offsets
 from .kernel import attend_splits
+from .merge import merge_splits
 from .schedule import Schedule, choose_schedule
-
-
-def merge_splits(out, lse):
-    """Exact log-sum-exp merge of ``out [S, T, H, 512]`` f32 and ``lse [S, T, H]``.
-
-    Each split's output is already normalised by its own sum, so the merged output is
-    the splits' outputs weighted by ``exp(lse_s - lse)``, normalised before they multiply
-    the outputs (no overflow). Splits with no active candidate carry ``lse = -inf`` and
-    weigh 0; a split at the maximum weighs 1 (``+inf`` included); a NaN split makes the
-    head NaN; a token with nothing active gets 0 / -inf.
-    """
-    peak = jnp.max(lse, axis=0)  # XLA's max keeps NaN
-    empty = peak == -jnp.inf
-    safe_peak = jnp.where(jnp.isfinite(peak), peak, 0.0)
-    weights = jnp.where(lse == peak[None], 1.0, jnp.exp(lse - safe_peak[None]))
-    weights = jnp.where(lse == -jnp.inf, 0.0, weights)
-    total = jnp.sum(weights, axis=0)
-    share = weights / jnp.where(total > 0, total, 1.0)[None]
-    merged = jnp.sum(share[..., None] * out, axis=0)
-    merged = jnp.where(empty[..., None], 0.0, merged)
-    merged_lse = jnp.where(empty, -jnp.inf, peak + jnp.log(jnp.where(total > 0, total, 1.0)))
-    return merged.astype(jnp.bfloat16), merged_lse
 
 
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None):
@@ -44,10 +24,7 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
     num_candidates = indices.shape[1]
     sm_count = device_mod.current().split_sm_count  # the record's GPU: this host's, or lowering_for's
     sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates, sm_count)
-    padded_heads = -(-num_heads // sched.block_h) * sched.block_h
     padded_candidates = sched.padded_candidates(num_candidates)
-    if padded_heads != num_heads:
-        q = jnp.pad(q, ((0, 0), (0, padded_heads - num_heads), (0, 0)))
     if padded_candidates != num_candidates:
         indices = jnp.pad(indices, ((0, 0), (0, padded_candidates - num_candidates)), constant_values=-1)
     splits = functools.partial(attend_splits, sm_scale=sm_scale, sched=sched, interpret=interpret)
@@ -60,11 +37,9 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
         )
     else:
         out, lse = splits(q, pool, indices, topk_lens)
-    if sched.num_splits == 1:
-        out, lse = out[0], lse[0]
-    else:
-        out, lse = merge_splits(out, lse)
-    return out[:, :num_heads], lse[:, :num_heads]
+    if sched.num_splits > 1:
+        return merge_splits(out, lse, num_heads, interpret=interpret)
+    return out[0, :, :num_heads], lse[0, :, :num_heads]
 
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded

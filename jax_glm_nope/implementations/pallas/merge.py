@@ -1,0 +1,157 @@
+"""The split merge: one Pallas program per (token, head block, column block).
+
+The kernel (``kernel.py``) cuts a decode token's candidates into ``S`` splits and writes
+each split's normalised output and LSE in float32. This kernel merges them exactly, in one
+launch: as six XLA fusions (two reductions, a select, an input reduction, two slices) the
+merge cost as much as the attention itself at one token, most of it launch and fill, not
+bytes (a 64-head token's partials are 4 MiB).
+
+Each program loads every split of its ``block_h x block_d`` outputs and their LSEs in one
+masked gather (``[S_pad, block_h * block_d]``, ``S_pad`` the power of two Triton's tensors
+need, 8K elements at most, so the loads of a program are all in flight at once), then:
+
+- a NaN LSE in any split makes the head NaN (out and lse);
+- otherwise the peak is the largest LSE; at ``+inf`` the splits at ``+inf`` share the weight
+  equally and the others weigh 0 (``exp(lse - inf)`` would be NaN);
+- otherwise split ``s`` weighs ``exp(lse_s - peak)`` (``-inf``: 0, the peak: 1, so the
+  total is at least 1), normalised before it multiplies the output (no overflow);
+- a head with no active candidate in any split gets out 0, lse ``-inf``.
+
+Padded heads (``num_heads`` below the kernel's head blocks) are neither read nor written:
+the merged output is ``[T, H, 512]`` bf16 and ``[T, H]`` float32, no slice after.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plgpu
+
+from ...layout import HEAD_DIM
+
+ELEMENTS_PER_PROGRAM = 8192  # 32 KiB of float32 partials in flight per program (4 warps: 64 per thread)
+MIN_BLOCK_D = 16  # a 64-byte run of one head's columns per split, the smallest useful load
+NUM_WARPS = 4
+
+
+def _next_power_of_two(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def merge_blocks(num_splits: int, num_heads: int) -> tuple[int, int, int]:
+    """``(split_pad, block_h, block_d)`` for merging ``num_splits`` splits of ``num_heads``
+    heads: every split of ``block_h x block_d`` outputs in one program of at most
+    ``ELEMENTS_PER_PROGRAM`` elements (``MIN_BLOCK_D`` columns at the least)."""
+    split_pad = _next_power_of_two(num_splits)
+    columns = max(MIN_BLOCK_D, ELEMENTS_PER_PROGRAM // split_pad)  # block_h * block_d
+    block_h = max(1, min(_next_power_of_two(num_heads), columns // 32))
+    block_d = min(HEAD_DIM, max(MIN_BLOCK_D, columns // block_h))
+    return split_pad, block_h, block_d
+
+
+def _weights(lse):
+    """``lse [S_pad, N]`` (masked entries ``-inf``) -> each split's share of its column and the
+    column's merged LSE (NaN, +inf and empty columns as in the module docstring)."""
+    nan = jnp.max(jnp.where(lse != lse, 1.0, 0.0), axis=0) > 0
+    lse = jnp.where(lse != lse, -jnp.inf, lse)
+    peak = jnp.max(lse, axis=0)
+    at_peak = lse == peak[None, :]
+    # The peak's own weight is 1 (also at +inf, where lse - peak is NaN); -inf weighs 0.
+    safe_peak = jnp.where(jnp.abs(peak) <= jnp.finfo(jnp.float32).max, peak, 0.0)
+    weights = jnp.where(at_peak, 1.0, jnp.exp(lse - safe_peak[None, :]))
+    weights = jnp.where((lse == -jnp.inf) & ~at_peak, 0.0, weights)
+    weights = jnp.where((peak == jnp.inf)[None, :] & ~at_peak, 0.0, weights)
+    total = jnp.sum(weights, axis=0)
+    empty = peak == -jnp.inf
+    safe_total = jnp.where(empty, 1.0, total)  # >= 1 unless empty
+    share = jnp.where(nan[None, :], jnp.nan, weights / safe_total[None, :])
+    merged_lse = jnp.where(empty, -jnp.inf, peak + jnp.log(safe_total))
+    return share, jnp.where(nan, jnp.nan, merged_lse), empty
+
+
+def _merge_kernel(
+    out_ref,
+    lse_ref,
+    merged_ref,
+    merged_lse_ref,
+    *,
+    num_splits,
+    padded_heads,
+    num_heads,
+    split_pad,
+    block_h,
+    block_d,
+):
+    token, head_block, dim_block = pl.program_id(0), pl.program_id(1), pl.program_id(2)
+    splits = lax.iota(jnp.int32, split_pad)
+    # Rows of the flattened partials: [S, T * Hp] for the LSEs, [S, T * Hp * 512] for outputs.
+    # Heads past H read the last head again (in bounds) and are never stored.
+    column = lax.iota(jnp.int32, block_h * block_d)
+    head = head_block * block_h + column // block_d
+    dim = dim_block * block_d + column % block_d
+    row = token * padded_heads + jnp.minimum(head, num_heads - 1)
+    live = splits[:, None] < num_splits
+    lse = plgpu.load(lse_ref.at[splits[:, None], row[None, :]], mask=live, other=-jnp.inf)
+    parts = plgpu.load(out_ref.at[splits[:, None], (row * HEAD_DIM + dim)[None, :]], mask=live, other=0.0)
+    share, _, empty = _weights(lse)
+    merged = jnp.where(empty, 0.0, jnp.sum(share * parts, axis=0))
+    # Heads past H store nowhere: masked on the GPU, and past the end (dropped) in the
+    # interpreter, whose masked store is a scatter that repeated offsets would race in.
+    out_offset = jnp.where(head < num_heads, (token * num_heads + head) * HEAD_DIM + dim, merged_ref.shape[0])
+    plgpu.store(merged_ref.at[out_offset], merged.astype(merged_ref.dtype), mask=head < num_heads)
+
+    @pl.when(dim_block == 0)
+    def _():
+        # The LSEs once per head, from the head block's own [S_pad, block_h] LSEs.
+        heads = head_block * block_h + lax.iota(jnp.int32, block_h)
+        lse_row = token * padded_heads + jnp.minimum(heads, num_heads - 1)
+        lse = plgpu.load(lse_ref.at[splits[:, None], lse_row[None, :]], mask=live, other=-jnp.inf)
+        _, merged_lse, _ = _weights(lse)
+        lse_offset = jnp.where(heads < num_heads, token * num_heads + heads, merged_lse_ref.shape[0])
+        plgpu.store(merged_lse_ref.at[lse_offset], merged_lse, mask=heads < num_heads)
+
+
+def merge_splits(out, lse, num_heads: int | None = None, *, interpret: bool = False):
+    """Exact log-sum-exp merge of ``out [S, T, Hp, 512]`` f32 and ``lse [S, T, Hp]``
+    (each split's output normalised by its own sum) -> ``(out [T, H, 512] bf16,
+    lse [T, H] f32)`` for the first ``num_heads`` heads (all by default)."""
+    num_splits, num_tokens, padded_heads, _ = out.shape
+    num_heads = padded_heads if num_heads is None else num_heads
+    if num_tokens == 0:
+        return jnp.zeros((0, num_heads, HEAD_DIM), jnp.bfloat16), jnp.zeros((0, num_heads), jnp.float32)
+    if num_splits * num_tokens * padded_heads * HEAD_DIM >= 2**31:
+        raise ValueError(
+            f"schedule: {num_splits} splits of {num_tokens} tokens x {padded_heads} heads exceed the "
+            "split merge's 32-bit offsets; use fewer splits at this T (tuning schedules only)"
+        )
+    split_pad, block_h, block_d = merge_blocks(num_splits, num_heads)
+    kernel = functools.partial(
+        _merge_kernel,
+        num_splits=num_splits,
+        padded_heads=padded_heads,
+        num_heads=num_heads,
+        split_pad=split_pad,
+        block_h=block_h,
+        block_d=block_d,
+    )
+    grid = (num_tokens, pl.cdiv(num_heads, block_h), HEAD_DIM // block_d)
+    struct_kw = {}
+    mat = getattr(jax.typeof(out), "manual_axis_type", None)
+    if mat is not None:
+        struct_kw["manual_axis_type"] = mat
+    merged, merged_lse = pl.pallas_call(
+        kernel,
+        grid=grid,
+        out_shape=(
+            jax.ShapeDtypeStruct((num_tokens * num_heads * HEAD_DIM,), jnp.bfloat16, **struct_kw),
+            jax.ShapeDtypeStruct((num_tokens * num_heads,), jnp.float32, **struct_kw),
+        ),
+        compiler_params=plgpu.CompilerParams(num_warps=NUM_WARPS, num_stages=1),
+        interpret=interpret,
+        name="sparse_mla_split_merge",
+    )(out.reshape(num_splits, -1), lse.reshape(num_splits, -1))
+    return merged.reshape(num_tokens, num_heads, HEAD_DIM), merged_lse.reshape(num_tokens, num_heads)
