@@ -75,7 +75,8 @@ def trace_call(fn, args, calls: int, options) -> dict:
                         )
     host.sort(key=lambda e: e["start_us"])
     device_rows = [
-        {"name": name[:120], "start_us": (s - begin) / 1e3, "duration_us": (e - s) / 1e3} for name, s, e in events
+        {"name": name[:120], "start_us": (start - begin) / 1e3, "duration_us": (stop - start) / 1e3}
+        for name, start, stop in events
     ]
     return {"span_us": median / 1e3, "device": device_rows, "host": host}
 
