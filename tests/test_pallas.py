@@ -421,3 +421,32 @@ def test_lowers_for_the_gpu_under_jax_enable_x64():
         for num_tokens, num_heads in ((1, 16), (1, 32), (1, 64), (128, 8), (128, 64)):
             specs = attention_specs((4096, 528), num_tokens, num_heads, 2048)
             assert pool_offset_types(triton_ir(attend, *specs)) == {"i32"}
+
+
+@pytest.mark.parametrize("num_heads", [8, 64, 100])
+def test_one_token_call_is_the_kernel_and_the_merge(num_heads):
+    """Lowered for an H200, a one-token call is two Pallas kernels (the attention's splits,
+    then their merge) and nothing else that computes: no pad of q before them, no chain of
+    XLA reductions, selects and slices after (only free reshapes, and the broadcast of
+    topk_lens when none is given)."""
+    specs = (
+        jax.ShapeDtypeStruct((1, num_heads, layout.HEAD_DIM), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, layout.COMPACT.bytes_per_token), jnp.uint8),
+        jax.ShapeDtypeStruct((1, 2048), jnp.int32),
+    )
+    with jgn.lowering_for(H200):
+        text = (
+            jax.jit(lambda q, p, i: sparse_mla(q, p, i, 0.0625))
+            .trace(*specs)
+            .lower(lowering_platforms=("cuda",))
+            .as_text()
+        )
+    names = re.findall(r'name = "(sparse_mla\w+)"', text)
+    assert names == ["sparse_mla_fp8_rows", "sparse_mla_split_merge"], names
+    ops = set(re.findall(r"(stablehlo\.\w+)", text))
+    assert ops <= {
+        "stablehlo.custom_call",
+        "stablehlo.reshape",
+        "stablehlo.constant",
+        "stablehlo.broadcast_in_dim",
+    }, ops
