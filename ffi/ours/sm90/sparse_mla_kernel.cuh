@@ -26,6 +26,8 @@
 // softmax; splits merged by combine_kernel.cuh.
 #pragma once
 
+#include <atomic>
+
 #include <climits>
 
 #include "ours/sm90/block_shared_kernel.cuh"
@@ -159,6 +161,38 @@ static_assert(split_rules_match_the_kernels(),
 // blocks_per_split_of, scratch present when num_splits > 1. Returns the first CUDA error;
 // allocates nothing; stream-capturable.
 
+// The opt-in to more than 48 KiB of dynamic shared memory, once per kernel and device: a
+// function attribute keeps its value for the context's life, and setting it on every call
+// was host time before each launch (see query_device). A thread that finds it unset sets it
+// (concurrent first calls set the same value twice, harmlessly).
+inline cudaError_t allow_shared_memory(const KernelLaunch& kernel) {
+  constexpr int kMaxDevices = 64;
+  constexpr int kMaxKernels = 32;
+  static std::atomic<const void*> done[kMaxDevices][kMaxKernels];
+  int device = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status != cudaSuccess) return status;
+  const void* key = reinterpret_cast<const void*>(kernel.kernel);
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  int free_slot = -1;
+  if (cacheable)
+    for (int i = 0; i < kMaxKernels; ++i) {
+      const void* seen = done[device][i].load(std::memory_order_acquire);
+      if (seen == key) return cudaSuccess;
+      if (seen == nullptr) {
+        free_slot = i;
+        break;
+      }
+    }
+  status = cudaFuncSetAttribute(kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                kernel.smem_bytes);
+  if (status == cudaSuccess && free_slot >= 0) {
+    const void* expected = nullptr;
+    done[device][free_slot].compare_exchange_strong(expected, key, std::memory_order_acq_rel);
+  }
+  return status;
+}
+
 // `kernel` for p's (token, split) grid, then the split combine when num_splits > 1, both
 // under programmatic dependent launch: each kernel starts with griddepcontrol.wait (before
 // any global access), so its launch overlaps the tail of the previous kernel in the stream.
@@ -167,8 +201,7 @@ inline cudaError_t launch_kernel(const KernelLaunch& kernel, const SparseMlaPara
   cudaLaunchAttribute pdl;
   pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl.val.programmaticStreamSerializationAllowed = 1;
-  cudaError_t status = cudaFuncSetAttribute(
-      kernel.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.smem_bytes);
+  cudaError_t status = allow_shared_memory(kernel);
   if (status != cudaSuccess) return status;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(int64_t(p.tokens) * p.num_splits),
