@@ -12,10 +12,11 @@ In this order:
 A library *serves* this process when it was compiled from exactly these ``ffi/``
 sources (the hash of the files the build compiles), against an XLA FFI API of this
 jaxlib's major version and a minor version no newer than its own (XLA keeps older
-minor versions working), and, on an SM120/SM121 GPU, holds FlashInfer's units for
-that GPU's architecture. Every other GPU is served by any such library: our Hopper
-unit is always compiled for ``sm_90a`` and the KV-row unit carries PTX. Nothing here
-compiles or needs nvcc.
+minor versions working), holds code that runs on this GPU (its arch-generic KV-row
+unit, compiled for the arch list plus PTX, :func:`covers` the GPU's architecture; the
+list and the PTX are read from ``build.json``), and, on an SM120/SM121 GPU, holds
+FlashInfer's units for that GPU's architecture. Our Hopper unit is always compiled for
+``sm_90a``. Nothing here compiles or needs nvcc.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 
 from . import build
 from .toolchain import BuildError, ffi_api_version
@@ -54,6 +56,32 @@ def arch_of(device) -> str | None:
     return f"{arch}a" if (major, minor) in ((9, 0), (12, 0), (12, 1)) else arch
 
 
+def capability_of(arch: str) -> tuple[int, int]:
+    """``(major, minor)`` of a compile target: ``sm_90a`` -> (9, 0), ``compute_80`` -> (8, 0)."""
+    match = re.fullmatch(r"(?:sm|compute)_(\d+)(\d)[a-z]?", arch)
+    if match is None:
+        raise ValueError(f"arch: expected a name like 'sm_90a' or 'compute_80', got {arch!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+# The oldest GPU the default build's KV-row unit runs on: its oldest PTX.
+GENERIC_MIN_CAPABILITY = min(capability_of(ptx) for ptx in build.GENERIC_PTX)
+# What a build.json without a "ptx" entry carried (written by older recipes).
+OLDER_RECIPES_PTX = ("compute_90",)
+
+
+def covers(record: dict, arch: str) -> bool:
+    """Whether the arch-generic unit of the library described by ``record`` has code for
+    ``arch``: machine code for it (``sm_XY`` runs on GPUs of major X and minor >= Y,
+    ``sm_XYa`` on XY alone) or PTX no newer than it (the driver compiles that)."""
+    device = capability_of(arch)
+    for built in record["archs"]:
+        major, minor = capability_of(built)
+        if built == arch or (built[-1].isdigit() and major == device[0] and minor <= device[1]):
+            return True
+    return any(capability_of(ptx) <= device for ptx in record.get("ptx", OLDER_RECIPES_PTX))
+
+
 def local_arch() -> str | None:
     """The compile target of the device this process runs on (None on a CPU host)."""
     from .. import device
@@ -78,6 +106,9 @@ def why_not(record: dict, arch: str | None, *, same_recipe: bool) -> str | None:
             )
         if arch in FLASHINFER_ARCHS and not (record["flashinfer"] and arch in record["archs"]):
             return f"it holds no FlashInfer code for {arch} (built for {', '.join(record['archs'])})"
+        if arch is not None and not covers(record, arch):
+            ptx = record.get("ptx", OLDER_RECIPES_PTX)
+            return f"it holds no code for {arch} (built for {', '.join(record['archs'] + list(ptx))})"
     except (KeyError, TypeError, ValueError) as err:
         return f"its build.json is unreadable ({type(err).__name__}: {err})"
     return None
