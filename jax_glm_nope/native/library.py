@@ -2,7 +2,9 @@
 
 In this order:
 
-1. ``JAX_GLM_NOPE_FFI_LIBRARY``: that file, trusted as it is;
+1. ``JAX_GLM_NOPE_FFI_LIBRARY``: that file, trusted as it is (an empty value counts as
+   unset; a name that is no file is an error). Loading it checks only that it is a
+   whole shared library for this machine (:func:`load`);
 2. the prebuilt library of the companion wheel ``jax-glm-nope-cu13`` (the package
    ``jax_glm_nope_cu13``, pulled by the ``cuda13`` extra), when it serves;
 3. a library in the build cache (``jax-glm-nope build-ffi``, or an earlier first use),
@@ -21,6 +23,7 @@ FlashInfer's units for that GPU's architecture. Our Hopper unit is always compil
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import importlib.util
@@ -29,7 +32,7 @@ import os
 import pathlib
 import re
 
-from . import build
+from . import build, elf
 from .toolchain import BuildError, ffi_api_version
 
 PREBUILT_PACKAGE = "jax_glm_nope_cu13"
@@ -178,6 +181,8 @@ def find(arch: str | None) -> Found | None:
     needed. Raises :class:`BuildError` when ``JAX_GLM_NOPE_FFI_LIBRARY`` names no file."""
     named = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
     if named:
+        if os.path.isdir(named):
+            raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which is a directory, not a library file")
         if not os.path.isfile(named):
             raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which does not exist")
         return Found(pathlib.Path(named), "environment")
@@ -186,6 +191,31 @@ def find(arch: str | None) -> Found | None:
         return Found(path, "prebuilt")
     path = cached(arch)
     return None if path is None else Found(path, "cache")
+
+
+def named_by(path: str | os.PathLike) -> str:
+    """Who chose ``path``, to begin an error about it: the variable that names it, the
+    companion wheel, or the build cache."""
+    variable = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
+    if variable and os.path.abspath(variable) == os.path.abspath(path):
+        return f"JAX_GLM_NOPE_FFI_LIBRARY names {path}"
+    folder = prebuilt_dir()
+    if folder is not None and pathlib.Path(path).parent == folder:
+        return f"the prebuilt library of {PREBUILT_DISTRIBUTION} ({path})"
+    return f"the native library {path}"
+
+
+def load(path: str, named: str) -> ctypes.CDLL:
+    """``dlopen`` a library once its ELF headers show a whole shared library for this
+    machine (:mod:`.elf`: a truncated file would end the process with SIGBUS). ``named``
+    begins the error (:func:`named_by`, or the argument that gave the path)."""
+    found = elf.problem(path)
+    if found is not None:
+        raise BuildError(f"{named}, which {found}")
+    try:
+        return ctypes.cdll.LoadLibrary(path)
+    except OSError as err:
+        raise BuildError(f"{named}, which the dynamic loader refuses: {err}") from None
 
 
 def passed_over(arch: str | None) -> str:
