@@ -89,7 +89,11 @@ def test_unavailable_backend_names_the_reason():
     [
         (lambda: jgn.quantize(jnp.zeros((2, 511))), ValueError, "latent: expected 512 values"),
         (lambda: jgn.quantize(jnp.zeros((2, 512), jnp.int32)), TypeError, "latent: expected dtype"),
-        (lambda: jgn.quantize(jnp.zeros((2, 512)), 600), ValueError, r"fmt: expected one of \[528, 656\] row bytes"),
+        (
+            lambda: jgn.quantize(jnp.zeros((2, 512)), 600),
+            ValueError,
+            r"fmt: expected one of \[528, 656\] row bytes",
+        ),
         (lambda: jgn.quantize(jnp.zeros((2, 512)), "compact"), TypeError, "fmt: expected a RowFormat"),
         (lambda: jgn.dequantize(jnp.zeros((2, 600), jnp.uint8)), ValueError, "rows: row_bytes"),
         (lambda: jgn.dequantize(jnp.zeros((2, 528), jnp.float32)), TypeError, "rows: expected dtype uint8"),
@@ -368,6 +372,8 @@ def test_largest_int32_page_size_maps_page_zero():
     ],
 )
 def test_a_row_size_argument_is_named_once(fn, name):
-    with pytest.raises(ValueError, match=rf"^{name}: expected one of \[528, 656\] row bytes .* got 600$") as err:
+    with pytest.raises(
+        ValueError, match=rf"^{name}: expected one of \[528, 656\] row bytes .* got 600$"
+    ) as err:
         fn()
     assert str(err.value).count("row_bytes") == (name == "row_bytes")

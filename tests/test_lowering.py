@@ -373,8 +373,12 @@ def test_write_kv_lowers_the_kernel_only_for_gpus_the_library_has_code_for(recor
     assert [call.target for call in custom_calls(text)] == ([targets.WRITE_KV] if kernel else [])
     assert jgn.write_kv_implementation(7, device=record).implementation == ("cuda" if kernel else "xla")
     if not kernel:
-        with jgn.lowering_for(record), pytest.raises(
-            ValueError, match=r"implementation='cuda' .*compute capability 7\.\d: .*needs compute capability 8\.0"
+        with (
+            jgn.lowering_for(record),
+            pytest.raises(
+                ValueError,
+                match=r"implementation='cuda' .*compute capability 7\.\d: .*needs compute capability 8\.0",
+            ),
         ):
             lowered(lambda p, x, s: jgn.write_kv(p, x, s, implementation="cuda"), *args)
 

@@ -23,7 +23,9 @@ import jax_glm_nope as jgn
 from jax_glm_nope.native import build, library
 
 # A real shared library every test machine has: jaxlib's own extension.
-JAXLIB_LIBRARY = pathlib.Path(sorted(glob.glob(os.path.join(os.path.dirname(jaxlib.__file__), "_jax*.so")))[0])
+JAXLIB_LIBRARY = pathlib.Path(
+    sorted(glob.glob(os.path.join(os.path.dirname(jaxlib.__file__), "_jax*.so")))[0]
+)
 _E_MACHINE = 18  # offset of e_machine in the ELF header
 _E_SHOFF = 40  # offset of e_shoff
 
@@ -41,7 +43,7 @@ def _register_in_a_subprocess(*, variable: str | None = None, path: str | None =
 
 def _end_of_segments(data: bytes) -> int:
     """Where the last loadable segment (``PT_LOAD``) of an ELF64 file ends."""
-    phoff, = struct.unpack_from("<Q", data, 32)
+    (phoff,) = struct.unpack_from("<Q", data, 32)
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
     ends = []
     for index in range(phnum):
@@ -69,7 +71,8 @@ def _check_truncated(source: pathlib.Path, folder: pathlib.Path) -> None:
     for copy in _truncated_copies(source, folder):
         done = _register_in_a_subprocess(variable=str(copy))
         assert done.returncode == 1, f"rc {done.returncode} (a crash is negative):\n{done.stderr[-2000:]}"
-        assert f"JAX_GLM_NOPE_FFI_LIBRARY names {copy}, which is truncated" in done.stderr, done.stderr[-2000:]
+        said = f"JAX_GLM_NOPE_FFI_LIBRARY names {copy}, which is truncated"
+        assert said in done.stderr, done.stderr[-2000:]
         done = _register_in_a_subprocess(path=str(copy))
         assert done.returncode == 1, f"rc {done.returncode} (a crash is negative):\n{done.stderr[-2000:]}"
         assert f"path: {copy}, which is truncated" in done.stderr, done.stderr[-2000:]
@@ -123,7 +126,9 @@ def test_every_load_error_names_the_variable(tmp_path, monkeypatch, make, says):
 
 
 def test_a_library_named_by_the_argument_is_named_so(tmp_path):
-    with pytest.raises(build.BuildError, match=rf"^path: {JAXLIB_LIBRARY}, which lacks the handler JaxGlmNope"):
+    with pytest.raises(
+        build.BuildError, match=rf"^path: {JAXLIB_LIBRARY}, which lacks the handler JaxGlmNope"
+    ):
         jgn.register_ffi_targets(JAXLIB_LIBRARY)  # a pathlib.Path is accepted
     with pytest.raises(build.BuildError, match=rf"^path: {tmp_path}, which cannot be read"):
         jgn.register_ffi_targets(str(tmp_path))
@@ -148,5 +153,7 @@ def test_the_prebuilt_library_is_named_as_such(tmp_path, monkeypatch):
     shutil.copy(JAXLIB_LIBRARY, folder / build.LIBRARY_NAME)
     monkeypatch.setattr(library, "prebuilt_dir", lambda: folder)
     monkeypatch.delenv("JAX_GLM_NOPE_FFI_LIBRARY", raising=False)
-    assert library.named_by(folder / build.LIBRARY_NAME).startswith("the prebuilt library of jax-glm-nope-cu13")
+    assert library.named_by(folder / build.LIBRARY_NAME).startswith(
+        "the prebuilt library of jax-glm-nope-cu13"
+    )
     assert library.named_by(tmp_path / "x.so") == f"the native library {tmp_path / 'x.so'}"

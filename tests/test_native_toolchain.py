@@ -93,7 +93,9 @@ def test_a_named_nvcc_that_cannot_run_is_an_error_not_another_nvcc(tmp_path, mon
         named.parent.mkdir()
         named.write_text("#!/bin/sh\n")
     monkeypatch.setenv("JAX_GLM_NOPE_NVCC", str(named))
-    with pytest.raises(build.BuildError, match=rf"JAX_GLM_NOPE_NVCC names {named}, which is not an executable"):
+    with pytest.raises(
+        build.BuildError, match=rf"JAX_GLM_NOPE_NVCC names {named}, which is not an executable"
+    ):
         toolchain.find_nvcc()
     assert f"JAX_GLM_NOPE_NVCC names {named}" in native.unavailable_reason()
     monkeypatch.setenv("JAX_GLM_NOPE_NVCC", "")  # empty: unset

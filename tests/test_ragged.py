@@ -226,7 +226,9 @@ def _jitted_ragged_inputs():
     tables=st.lists(st.integers(-1, 15), min_size=_REQUESTS * _BLOCKS, max_size=_REQUESTS * _BLOCKS),
     candidates=st.lists(st.integers(-2, 20), min_size=_TOKENS * _COLUMNS, max_size=_TOKENS * _COLUMNS),
 )
-def test_random_padded_batches_match_a_plain_python_oracle(num_requests, q_lens, contexts, tail, tables, candidates):
+def test_random_padded_batches_match_a_plain_python_oracle(
+    num_requests, q_lens, contexts, tail, tables, candidates
+):
     """Any padding past ``num_requests`` (unsorted, negative, huge), any lengths (negative
     and near the int32 limits), some requests running past the token axis: every token
     in use gets its request, position, slot and candidates; nothing else gets any."""

@@ -10,8 +10,9 @@
 
 Importing this package builds nothing. The library comes prebuilt (the ``cuda13``
 extra's ``jax-glm-nope-cu13`` wheel, built by ``scripts/build_wheel.sh``), or is built on
-first use (cached) or ahead of time with ``jax-glm-nope build-ffi``. Which implementation may use it on which device is decided
-in :mod:`jax_glm_nope.dispatch`, not here.
+first use (cached) or ahead of time with ``jax-glm-nope build-ffi``. Which
+implementation may use it on which device is decided in :mod:`jax_glm_nope.dispatch`,
+not here.
 """
 
 from __future__ import annotations

@@ -62,7 +62,9 @@ def problem(path: str | os.PathLike) -> str | None:
                 return _truncated("its program headers", phoff, phoff + phnum * phentsize, size)
             for index in range(phnum):
                 file.seek(phoff + index * phentsize)
-                p_type, _, p_offset, _, _, p_filesz, _, _ = _PROGRAM_HEADER.unpack(file.read(_PROGRAM_HEADER.size))
+                p_type, _, p_offset, _, _, p_filesz, _, _ = _PROGRAM_HEADER.unpack(
+                    file.read(_PROGRAM_HEADER.size)
+                )
                 if p_type == _PT_LOAD and p_offset + p_filesz > size:
                     return _truncated(f"loadable segment {index}", p_offset, p_offset + p_filesz, size)
     except OSError as err:

@@ -182,7 +182,9 @@ def find(arch: str | None) -> Found | None:
     named = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
     if named:
         if os.path.isdir(named):
-            raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which is a directory, not a library file")
+            raise BuildError(
+                f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which is a directory, not a library file"
+            )
         if not os.path.isfile(named):
             raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which does not exist")
         return Found(pathlib.Path(named), "environment")
