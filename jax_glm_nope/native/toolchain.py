@@ -94,7 +94,7 @@ def find_nvcc() -> str:
             f"JAX_GLM_NOPE_NVCC names {named}, which is not an executable file: point it at nvcc, "
             "or unset it to search CUDA_HOME and PATH"
         )
-    candidates = []
+    candidates: list[str | None] = []
     cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     if cuda_home:
         candidates.append(os.path.join(cuda_home, "bin", "nvcc"))
