@@ -8,7 +8,6 @@ normalised arrays; nothing here checks user input.
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import pathlib
 
@@ -73,22 +72,23 @@ def library_path(*, build_if_missing: bool = True) -> pathlib.Path | None:
         raise build.BuildError(f"{err}{library.passed_over(arch)}") from err
 
 
-@functools.cache
-def _load(path: str, named: str) -> ctypes.CDLL:
-    return library.load(path, named)
+# Path -> the library, loaded once and its targets registered once, whoever named it.
+_LOADED: dict[str, ctypes.CDLL] = {}
 
 
-@functools.cache
-def _register(path: str, named: str) -> None:
-    handlers = _load(path, named)
+def _load_and_register(path: str, named: str) -> ctypes.CDLL:
+    handlers = library.load(path, named)
+    functions = {}
     for name, symbol in TARGETS.items():
         try:
-            function = getattr(handlers, symbol)
+            functions[name] = getattr(handlers, symbol)
         except AttributeError:
             raise build.BuildError(
                 f"{named}, which lacks the handler {symbol}: not this release's jax_glm_nope library"
             ) from None
+    for name, function in functions.items():
         jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(function), platform="CUDA")
+    return handlers
 
 
 def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:
@@ -104,8 +104,9 @@ def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:
         if not path:
             raise ValueError("path: expected a library file, got an empty string (None finds this process's)")
         named = f"path: {path}"
-    _register(path, named)
-    return _load(path, named)
+    if path not in _LOADED:
+        _LOADED[path] = _load_and_register(path, named)
+    return _LOADED[path]
 
 
 def register_ffi_targets(path: str | os.PathLike | None = None) -> None:
