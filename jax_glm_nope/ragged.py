@@ -20,6 +20,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import export
 from jax.typing import ArrayLike
 
 from . import validate
@@ -44,6 +45,11 @@ class RaggedInputs(NamedTuple):
     topk_lens: jax.Array
 
 
+# So that a jax.export artifact returning one serializes (and deserializes in a process
+# that imports jax_glm_nope).
+export.register_namedtuple_serialization(RaggedInputs, serialized_name="jax_glm_nope.RaggedInputs")
+
+
 def ragged_inputs(
     query_start_loc: ArrayLike,
     seq_lens: ArrayLike,
@@ -60,11 +66,14 @@ def ragged_inputs(
     """The per-token inputs of a ragged batch of ``R`` requests over ``T`` token rows.
 
     Args:
-      query_start_loc: ``[R + 1]`` int32, non-decreasing (``cu_q_lens``): request ``r``'s
-        new tokens are rows ``query_start_loc[r] <= t < query_start_loc[r + 1]``; rows
-        outside every request are padding.
+      query_start_loc: ``[R + 1]`` int32 (``cu_q_lens``), non-decreasing up to entry
+        ``num_requests``: request ``r``'s new tokens are rows ``query_start_loc[r] <= t <
+        query_start_loc[r + 1]``; rows outside every request in use are padding. Entries
+        past ``num_requests`` are never read (engines pad them with anything: vLLM's
+        TPU runner writes 1s).
       seq_lens: ``[R]`` int32, request ``r``'s length including this step's tokens, so
-        row ``t`` of request ``r`` is at position ``seq_lens[r] - query_start_loc[r + 1] + t``.
+        row ``t`` of request ``r`` is at position ``seq_lens[r] - query_start_loc[r + 1] + t``;
+        a row whose position would be negative (a negative length included) is padding.
       topk_positions: ``[T, C]`` int32, the indexer's request-local positions of each
         token's candidates; negative entries are holes (GLM's missing pool groups).
       block_tables: ``[R, max_blocks]`` int32 page table with ``page_size``: position
@@ -81,6 +90,10 @@ def ragged_inputs(
       causal: a candidate at a position after its own token's is a hole (True, the
         default; a token of a prefill chunk never sees the chunk's later tokens). False:
         only positions past the request's ``seq_lens`` are holes.
+
+    Rows are numbered from 0 along the token axis this function sees: under a
+    ``shard_map`` that splits the tokens, pass each shard its own requests' metadata
+    (or call it with the token axis replicated), never the whole step's.
 
     Returns:
       :class:`RaggedInputs` ``(token_req, positions, slots, indices, topk_lens)``: the
@@ -105,12 +118,21 @@ def ragged_inputs(
     limit = _num_requests(num_requests, num_req)
 
     starts = jnp.asarray(query_start_loc)
-    lens = jnp.asarray(seq_lens)
+    # Engines pad the entries past the requests in use with anything (vLLM's TPU runner
+    # writes 1s): the binary search must see a sorted array, so they become the end of
+    # the last request in use, and every row past it is padding.
+    end_of_use = starts[limit]
+    starts = jnp.where(jnp.arange(num_req + 1) <= limit, starts, end_of_use)
+    # A negative length holds no tokens (its rows are padding).
+    lens = jnp.maximum(jnp.asarray(seq_lens), 0)
     rows = jnp.arange(num_tokens, dtype=jnp.int32)
     request = (jnp.searchsorted(starts, rows, side="right") - 1).astype(jnp.int32)
-    inside = (request >= 0) & (request < limit) & (rows < starts[jnp.clip(limit, 0, num_req)])
+    inside = (request >= 0) & (request < limit) & (rows < end_of_use)
     safe = jnp.where(inside, request, 0)
-    position = lens[safe] - starts[safe + 1] + rows
+    next_start = starts[safe + 1]
+    inside = inside & (rows < next_start)  # true of sorted metadata; bounds the subtraction below
+    # In int32 without wrapping: 0 <= lens < 2**31 and 0 < next_start - rows < 2**31.
+    position = lens[safe] - (next_start - rows)
     inside = inside & (position >= 0)
     token_req = jnp.where(inside, request, -1)
     positions = jnp.where(inside, position, -1)

@@ -195,10 +195,13 @@ def check_format(fmt, name: str = "fmt") -> RowFormat:
             f"reserved_offset={fmt.reserved_offset})"
         )
     if isinstance(fmt, numbers.Integral) and not isinstance(fmt, bool):
-        try:
-            return layout.row_format(int(fmt))
-        except ValueError as err:
-            raise ValueError(f"{name}: {err}") from None
+        for known in layout.FORMATS:
+            if known.bytes_per_token == int(fmt):
+                return known
+        raise ValueError(
+            f"{name}: expected one of {[f.bytes_per_token for f in layout.FORMATS]} row bytes "
+            f"(COMPACT or PADDED rows), got {fmt}"
+        )
     raise TypeError(f"{name}: expected a RowFormat (COMPACT or PADDED) or 528/656, got {fmt!r}")
 
 

@@ -212,7 +212,7 @@ def test_pool_bytes_is_exact_and_matches_the_planner_rows():
         ((2, 4, 0), {}, ValueError, "page_size: expected an int >= 1, got 0"),
         ((2, 4.0, 64), {}, TypeError, "num_pages: expected a Python int"),
         ((2, 2**25, 64), {}, ValueError, "at most 2**31 - 1 slots per pool"),
-        ((2, 4, 64, 600), {}, ValueError, "fmt: row_bytes: expected one of [528, 656]"),
+        ((2, 4, 64, 600), {}, ValueError, "fmt: expected one of [528, 656] row bytes"),
         ((2, 4, 64), {"stacked": 1}, TypeError, "stacked: expected a bool"),
         (
             (2, 4, 64),

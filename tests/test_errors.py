@@ -89,12 +89,16 @@ def test_unavailable_backend_names_the_reason():
     [
         (lambda: jgn.quantize(jnp.zeros((2, 511))), ValueError, "latent: expected 512 values"),
         (lambda: jgn.quantize(jnp.zeros((2, 512), jnp.int32)), TypeError, "latent: expected dtype"),
-        (lambda: jgn.quantize(jnp.zeros((2, 512)), 600), ValueError, "fmt: row_bytes"),
+        (
+            lambda: jgn.quantize(jnp.zeros((2, 512)), 600),
+            ValueError,
+            r"fmt: expected one of \[528, 656\] row bytes",
+        ),
         (lambda: jgn.quantize(jnp.zeros((2, 512)), "compact"), TypeError, "fmt: expected a RowFormat"),
         (lambda: jgn.dequantize(jnp.zeros((2, 600), jnp.uint8)), ValueError, "rows: row_bytes"),
         (lambda: jgn.dequantize(jnp.zeros((2, 528), jnp.float32)), TypeError, "rows: expected dtype uint8"),
         (lambda: jgn.repack(jnp.zeros((2, 600), jnp.uint8), 528), ValueError, "pool: row_bytes"),
-        (lambda: jgn.repack(POOL, 700), ValueError, "fmt: row_bytes"),
+        (lambda: jgn.repack(POOL, 700), ValueError, r"fmt: expected one of \[528, 656\] row bytes"),
         (
             lambda: jgn.write_kv(POOL, jnp.zeros((2, 512)), jnp.zeros((3,), jnp.int32)),
             ValueError,
@@ -357,3 +361,19 @@ def test_largest_int32_page_size_maps_page_zero():
         np.zeros((1, 1), np.int32), np.array([0, 5, -1], np.int32), np.zeros(3, np.int32), 2**31 - 1
     )
     np.testing.assert_array_equal(np.asarray(slots), [0, 5, -1])
+
+
+@pytest.mark.parametrize(
+    ("fn", "name"),
+    [
+        (lambda: jgn.sparse_mla_implementation(8, 64, 2176, row_bytes=600), "row_bytes"),
+        (lambda: jgn.write_kv_implementation(8, row_bytes=600), "row_bytes"),
+        (lambda: jgn.allocate_pools(1, 4, 64, 600), "fmt"),
+    ],
+)
+def test_a_row_size_argument_is_named_once(fn, name):
+    with pytest.raises(
+        ValueError, match=rf"^{name}: expected one of \[528, 656\] row bytes .* got 600$"
+    ) as err:
+        fn()
+    assert str(err.value).count("row_bytes") == (name == "row_bytes")

@@ -352,6 +352,37 @@ def test_write_kv_without_rows_lowers_without_a_call(on):
     assert custom_calls(lowered(lambda p, x, s: jgn.write_kv(p, x, s, implementation="cuda"), *args)) == []
 
 
+A100 = device.Device("cuda", "NVIDIA A100-SXM4-80GB", (8, 0), 108)
+L40S = device.Device("cuda", "NVIDIA L40S", (8, 9), 142)
+RTX_4090 = device.Device("cuda", "NVIDIA GeForce RTX 4090", (8, 9), 128)
+T4 = device.Device("cuda", "Tesla T4", (7, 5), 40)
+V100 = device.Device("cuda", "Tesla V100-SXM2-16GB", (7, 0), 80)
+
+
+@pytest.mark.parametrize(
+    ("record", "kernel"),
+    [(A100, True), (L40S, True), (RTX_4090, True), (T4, False), (V100, False)],
+    ids=["A100", "L40S", "RTX4090", "T4", "V100"],
+)
+def test_write_kv_lowers_the_kernel_only_for_gpus_the_library_has_code_for(record, kernel):
+    """The KV-row unit carries PTX for compute_80 and newer: Ampere and Ada get the kernel,
+    older GPUs the scatter, and naming ``cuda`` for them says why."""
+    args = (spec((64, 528), jnp.uint8), spec((7, 512), jnp.float32), spec((7,), jnp.int32))
+    with jgn.lowering_for(record):
+        text = lowered(lambda p, x, s: jgn.write_kv(p, x, s), *args)
+    assert [call.target for call in custom_calls(text)] == ([targets.WRITE_KV] if kernel else [])
+    assert jgn.write_kv_implementation(7, device=record).implementation == ("cuda" if kernel else "xla")
+    if not kernel:
+        with (
+            jgn.lowering_for(record),
+            pytest.raises(
+                ValueError,
+                match=r"implementation='cuda' .*compute capability 7\.\d: .*needs compute capability 8\.0",
+            ),
+        ):
+            lowered(lambda p, x, s: jgn.write_kv(p, x, s, implementation="cuda"), *args)
+
+
 @pytest.mark.parametrize("row_bytes", [528, 656])
 def test_dequantize_custom_call(on, row_bytes):
     on(H200)

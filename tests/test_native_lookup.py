@@ -21,6 +21,7 @@ import textwrap
 
 import pytest
 
+import jax_glm_nope as jgn
 from jax_glm_nope import device, native
 from jax_glm_nope.native import build, library, targets, toolchain
 
@@ -221,6 +222,35 @@ def test_an_older_ffi_api_minor_still_serves(companion, on):
     running = toolchain.ffi_api_version()
     prebuilt = companion(ffi_api=[running[0], 0])
     on(H200)
+    assert library.find("sm_90a") == library.Found(prebuilt, "prebuilt")
+
+
+A100 = device.Device("cuda", "NVIDIA A100-SXM4-80GB", (8, 0), 108)
+L40S = device.Device("cuda", "NVIDIA L40S", (8, 9), 142)
+
+
+@pytest.mark.parametrize("record", [A100, L40S], ids=["A100", "L40S"])
+def test_a_library_without_code_for_the_gpu_does_not_serve_it(companion, tmp_path, monkeypatch, on, record):
+    """A library whose build.json lists no code for this GPU (an older recipe's: sm_90a,
+    sm_120a, sm_121a and compute_90 PTX, none of which runs below 9.0) is passed over,
+    so the automatic write_kv takes the scatter instead of a kernel that cannot launch;
+    this recipe's library (compute_80 PTX) serves Ampere and Ada."""
+    prebuilt = companion()
+    _hide_nvcc(monkeypatch, tmp_path)
+    arch = library.arch_of(record)
+    on(record)
+    assert library.find(arch) == library.Found(prebuilt, "prebuilt")
+    assert jgn.write_kv_implementation(64).implementation == "cuda"
+    manifest = prebuilt.parent / build.MANIFEST_NAME
+    older = json.loads(manifest.read_text())
+    del older["ptx"]
+    manifest.write_text(json.dumps(older))
+    assert library.find(arch) is None
+    assert f"it holds no code for {arch}" in library.passed_over(arch)
+    choice = jgn.write_kv_implementation(64)
+    assert choice.implementation == "xla"
+    assert f"holds no code for {arch}" in str(choice)
+    on(H200)  # its sm_90a code still serves a Hopper GPU
     assert library.find("sm_90a") == library.Found(prebuilt, "prebuilt")
 
 

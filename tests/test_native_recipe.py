@@ -46,18 +46,21 @@ def test_build_logs_instead_of_printing(fake_nvcc, caplog, capsys):
 
 
 def test_units_get_their_archs_and_feature_macros(fake_nvcc):
-    build.build(("sm_120a",), flashinfer=False)
+    path = build.build(("sm_120a",), flashinfer=False)
     compiles = fake_nvcc.compiles()
     assert set(compiles) == {unit.source for unit in build.UNITS}
 
     def gencodes(args):
         return [args[i + 1] for i, a in enumerate(args) if a == "-gencode"]
 
-    # Arch-generic: every arch of the list plus compute_90 PTX.
+    # Arch-generic: every arch of the list plus PTX for compute_80 (Ampere and Ada have
+    # no other code) and compute_90.
     assert gencodes(compiles["ours/generic/kv_rows.cu"]) == [
         "arch=compute_120a,code=sm_120a",
+        "arch=compute_80,code=compute_80",
         "arch=compute_90,code=compute_90",
     ]
+    assert build.read_manifest(path)["ptx"] == ["compute_80", "compute_90"]
     # Our sm_90a unit is always compiled for sm_90a, whatever the list says.
     assert gencodes(compiles["ours/sm90/sparse_mla.cu"]) == ["arch=compute_90a,code=sm_90a"]
     for unit in ("flashinfer/sm120/decode.cu", "flashinfer/sm120/prefill.cu"):

@@ -20,7 +20,7 @@ from conftest import NATIVE_TEST_ARCHS as TEST_ARCHS  # noqa: E402
 from native_helpers import LOGGER
 
 from jax_glm_nope import native
-from jax_glm_nope.native import build, targets, toolchain
+from jax_glm_nope.native import build, library, targets, toolchain
 
 
 def test_missing_nvcc_names_the_fix(no_nvcc):
@@ -74,6 +74,32 @@ def test_nvcc_search_order(tmp_path, monkeypatch):
     monkeypatch.delenv("CUDA_HOME")
     monkeypatch.delenv("CUDA_PATH", raising=False)
     assert toolchain.find_nvcc() == on_path
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not executable"])
+def test_a_named_nvcc_that_cannot_run_is_an_error_not_another_nvcc(tmp_path, monkeypatch, kind):
+    monkeypatch.setenv("JAX_GLM_NOPE_CACHE_DIR", str(tmp_path / "cache"))  # no library found: nvcc matters
+    monkeypatch.delenv("JAX_GLM_NOPE_FFI_LIBRARY", raising=False)
+    monkeypatch.setattr(library, "prebuilt_dir", lambda: None)
+    on_path = tmp_path / "on_path" / "nvcc"
+    on_path.parent.mkdir()
+    on_path.write_text("#!/bin/sh\n")
+    on_path.chmod(0o755)
+    monkeypatch.setenv("PATH", str(on_path.parent))
+    named = tmp_path / "pinned" / "nvcc"
+    if kind == "directory":
+        named.mkdir(parents=True)
+    elif kind == "not executable":
+        named.parent.mkdir()
+        named.write_text("#!/bin/sh\n")
+    monkeypatch.setenv("JAX_GLM_NOPE_NVCC", str(named))
+    with pytest.raises(
+        build.BuildError, match=rf"JAX_GLM_NOPE_NVCC names {named}, which is not an executable"
+    ):
+        toolchain.find_nvcc()
+    assert f"JAX_GLM_NOPE_NVCC names {named}" in native.unavailable_reason()
+    monkeypatch.setenv("JAX_GLM_NOPE_NVCC", "")  # empty: unset
+    assert toolchain.find_nvcc() == str(on_path)
 
 
 # ---------------------------------------------------------------- FlashInfer's headers

@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jax_glm_nope as jgn
 from jax_glm_nope import testing as jt
@@ -133,6 +135,133 @@ def test_num_requests_traced_makes_later_requests_padding():
         jgn.ragged_inputs(starts, seq_lens, candidates, block_tables=tables, page_size=PAGE, num_requests=4),
         everything,
     )
+
+
+@pytest.mark.parametrize("tail", [1, 0, -1, 4, 10**6, -(2**31)])
+def test_the_padded_tail_of_query_start_loc_is_never_read(tail):
+    """vLLM's TPU runner pads the entries past the requests in use with 1: one request of
+    four tokens in use, the tail padded, and every one of its tokens gets its slot."""
+    starts = jnp.array([0, 4, tail, tail], jnp.int32)
+    seq_lens = jnp.array([4, 0, 0], jnp.int32)
+    tables = jnp.array([[0], [1], [2]], jnp.int32)
+    inputs = jgn.ragged_inputs(
+        starts, seq_lens, jnp.zeros((6, 1), jnp.int32), block_tables=tables, page_size=4, num_requests=1
+    )
+    assert np.asarray(inputs.token_req).tolist() == [0, 0, 0, 0, -1, -1]
+    assert np.asarray(inputs.slots).tolist() == [0, 1, 2, 3, -1, -1]
+    pool = jgn.write_kv(jgn.allocate_pools(1, 1, 4)[0], jnp.ones((6, 512)), inputs.slots)
+    written = np.asarray(pool).reshape(4, -1)
+    assert (written[:, :512] != 0).all()  # all four rows written, none dropped
+
+
+@pytest.mark.parametrize("seq_len", [-(2**31), -(2**31) + 1, -1])
+def test_a_negative_seq_len_makes_padding_not_wrapped_positions(seq_len):
+    inputs = jgn.ragged_inputs(
+        jnp.array([0, 2], jnp.int32),
+        jnp.array([seq_len], jnp.int32),
+        jnp.zeros((2, 1), jnp.int32),
+        block_tables=jnp.array([[0]], jnp.int32),
+        page_size=2**31 - 1,  # a wrapped position would even get a valid slot
+    )
+    assert np.asarray(inputs.token_req).tolist() == [-1, -1]
+    assert np.asarray(inputs.positions).tolist() == [-1, -1]
+    assert np.asarray(inputs.slots).tolist() == [-1, -1]
+    assert np.asarray(inputs.topk_lens).tolist() == [0, 0]
+
+
+def _oracle(starts, seq_lens, tables, candidates, num_requests, page_size):
+    """The ragged rule in plain Python integers (nothing wraps): each request in use owns
+    rows ``starts[r] <= t < starts[r + 1]``; the entries past ``num_requests`` are never read."""
+    num_tokens, num_columns = len(candidates), len(candidates[0])
+    token_req, positions = [-1] * num_tokens, [-1] * num_tokens
+    for r in range(num_requests):
+        for t in range(max(starts[r], 0), min(starts[r + 1], num_tokens)):
+            position = seq_lens[r] - (starts[r + 1] - t)
+            if position >= 0:
+                token_req[t], positions[t] = r, position
+
+    def slot(r, position):
+        if r < 0 or position < 0 or position // page_size >= len(tables[r]):
+            return -1
+        page = tables[r][position // page_size]
+        return -1 if page < 0 else page * page_size + position % page_size
+
+    slots = [slot(r, p) for r, p in zip(token_req, positions, strict=True)]
+    width = -(-num_columns // 128) * 128
+    indices, topk_lens = [], []
+    for t, row in enumerate(candidates):
+        picked = [slot(token_req[t], c) if 0 <= c <= positions[t] else -1 for c in row]
+        picked += [-1] * (width - num_columns)
+        valid = [j for j, s in enumerate(picked) if s >= 0]
+        indices.append(picked)
+        topk_lens.append(valid[-1] + 1 if valid else 0)
+    return token_req, positions, slots, indices, topk_lens
+
+
+_REQUESTS, _TOKENS, _BLOCKS, _COLUMNS = 6, 16, 4, 5
+_INT32 = st.integers(-(2**31), 2**31 - 1)
+
+
+@functools.cache
+def _jitted_ragged_inputs():
+    return jax.jit(
+        lambda starts, seq_lens, tables, candidates, n: jgn.ragged_inputs(
+            starts, seq_lens, candidates, block_tables=tables, page_size=PAGE, num_requests=n
+        )
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    num_requests=st.integers(0, _REQUESTS),
+    q_lens=st.lists(st.integers(0, 6), min_size=_REQUESTS, max_size=_REQUESTS),
+    contexts=st.lists(
+        st.one_of(st.integers(-3, 12), st.sampled_from([-(2**31), 2**31 - 1]), _INT32),
+        min_size=_REQUESTS,
+        max_size=_REQUESTS,
+    ),
+    tail=st.lists(
+        st.one_of(st.sampled_from([1, 0, -1, _TOKENS, 10**6]), _INT32), min_size=_REQUESTS, max_size=_REQUESTS
+    ),
+    tables=st.lists(st.integers(-1, 15), min_size=_REQUESTS * _BLOCKS, max_size=_REQUESTS * _BLOCKS),
+    candidates=st.lists(st.integers(-2, 20), min_size=_TOKENS * _COLUMNS, max_size=_TOKENS * _COLUMNS),
+)
+def test_random_padded_batches_match_a_plain_python_oracle(
+    num_requests, q_lens, contexts, tail, tables, candidates
+):
+    """Any padding past ``num_requests`` (unsorted, negative, huge), any lengths (negative
+    and near the int32 limits), some requests running past the token axis: every token
+    in use gets its request, position, slot and candidates; nothing else gets any."""
+    starts = [0]
+    for q_len in q_lens[:num_requests]:
+        starts.append(starts[-1] + q_len)
+    starts += tail[: _REQUESTS - num_requests]
+    seq_lens = [
+        max(min(q_len + context, 2**31 - 1), -(2**31)) if abs(context) < 2**20 else context
+        for q_len, context in zip(q_lens, contexts, strict=True)
+    ]
+    tables = np.array(tables, np.int32).reshape(_REQUESTS, _BLOCKS)
+    candidates = np.array(candidates, np.int32).reshape(_TOKENS, _COLUMNS)
+    got = _jitted_ragged_inputs()(
+        np.array(starts, np.int32), np.array(seq_lens, np.int32), tables, candidates, np.int32(num_requests)
+    )
+    want = _oracle(starts, seq_lens, tables.tolist(), candidates.tolist(), num_requests, PAGE)
+    for name, a, b in zip(jgn.RaggedInputs._fields, got, want, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.array(b, np.int32), err_msg=name)
+
+
+def test_an_exported_step_returning_ragged_inputs_serializes():
+    starts, seq_lens, tables, candidates = _batch(7)
+    step = jax.jit(
+        lambda starts, seq_lens, tables, candidates: jgn.ragged_inputs(
+            starts, seq_lens, candidates, block_tables=tables, page_size=PAGE
+        )
+    )
+    exported = jax.export.export(step, platforms=("cpu", "cuda"))(starts, seq_lens, tables, candidates)
+    restored = jax.export.deserialize(exported.serialize())
+    got = restored.call(starts, seq_lens, tables, candidates)
+    assert type(got) is jgn.RaggedInputs
+    _assert_same(got, step(starts, seq_lens, tables, candidates))
 
 
 def test_width_and_positions():

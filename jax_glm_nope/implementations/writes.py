@@ -8,7 +8,7 @@ import jax.numpy as jnp
 from .. import device as device_mod
 from .. import layout, native, quant
 from ..candidates import last_writer_only, valid_slots
-from ..native import kv_rows, targets
+from ..native import kv_rows, library, targets
 from .batching import with_varying_axes
 
 
@@ -20,6 +20,12 @@ class cuda:  # noqa: N801 - a namespace named like the implementation
     def device_unsupported(device, *, allow_build: bool = True, **_) -> str | None:
         if not device.is_cuda:
             return "the CUDA KV-row kernel runs on NVIDIA GPUs only"
+        oldest = library.GENERIC_MIN_CAPABILITY
+        if device.compute_capability is not None and device.compute_capability < oldest:
+            # The library carries no code for it (its oldest PTX is for compute_80).
+            return f"the CUDA KV-row kernel needs compute capability {oldest[0]}.{oldest[1]} or newer"
+        # A library found here must hold code for this GPU (library.covers); one lowered
+        # for another machine is that machine's, built by this recipe.
         return native.unavailable_reason(allow_build=allow_build) if device_mod.is_local(device) else None
 
     @staticmethod

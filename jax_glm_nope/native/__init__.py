@@ -8,10 +8,11 @@
 - :mod:`.targets`: load, register, and one ``ffi_call`` wrapper per target;
 - :mod:`.kv_rows`: the KV-row operations on top of our arch-generic targets.
 
-Importing this package builds nothing. The library comes prebuilt (``pip install
-jax-glm-nope[cuda13]``), or is built on first use (cached) or ahead of time with
-``jax-glm-nope build-ffi``. Which implementation may use it on which device is decided
-in :mod:`jax_glm_nope.dispatch`, not here.
+Importing this package builds nothing. The library comes prebuilt (the ``cuda13``
+extra's ``jax-glm-nope-cu13`` wheel, built by ``scripts/build_wheel.sh``), or is built on
+first use (cached) or ahead of time with ``jax-glm-nope build-ffi``. Which
+implementation may use it on which device is decided in :mod:`jax_glm_nope.dispatch`,
+not here.
 """
 
 from __future__ import annotations

@@ -60,7 +60,11 @@ from .toolchain import (
 log = logging.getLogger("jax_glm_nope.native")
 
 DEFAULT_ARCHS = ("sm_90a", "sm_120a", "sm_121a")
-GENERIC_PTX = "compute_90"  # arch-generic units also carry PTX, JIT-compiled on newer GPUs
+# Arch-generic units also carry PTX, JIT-compiled by the driver for GPUs the list has no
+# code for: compute_80 serves Ampere and Ada (compute capability 8.x; their e4m3
+# conversion is cuda_fp8.h's software path, bit-identical), compute_90 every newer GPU
+# (the hardware conversion, which needs 8.9). The driver takes the newest PTX a GPU can run.
+GENERIC_PTX = ("compute_80", "compute_90")
 LIBRARY_NAME = "libjax_glm_nope_ffi.so"
 MANIFEST_NAME = "build.json"
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
@@ -69,7 +73,7 @@ _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 @dataclasses.dataclass(frozen=True)
 class Unit:
     """One translation unit: ``source`` (relative to ``ffi/``), the architectures it is
-    compiled for (``None``: every architecture of the list, plus PTX), the macro that
+    compiled for (``None``: every architecture of the list, plus :data:`GENERIC_PTX`), the macro that
     switches its code on, and what it needs beside nvcc."""
 
     source: str
@@ -213,6 +217,7 @@ def manifest(archs: tuple[str, ...], flashinfer: bool) -> dict:
         "sources": source_hash(),
         "recipe": recipe_hash(),
         "archs": list(archs),
+        "ptx": list(GENERIC_PTX),  # the arch-generic unit's PTX (what the library serves beyond archs)
         "ffi_api": [major, minor],
         "nvcc": nvcc_version(find_nvcc()),
         "flashinfer_headers": check_flashinfer_headers(find_flashinfer_data()) if flashinfer else None,
@@ -284,7 +289,8 @@ def _compile_command(nvcc, unit: Unit, archs, sources, obj, flashinfer_data, ena
     for arch in archs:
         command += _gencode(arch)
     if unit.archs is None:
-        command += _gencode(GENERIC_PTX.replace("compute_", "sm_"), ptx=True)
+        for ptx in GENERIC_PTX:
+            command += _gencode(ptx.replace("compute_", "sm_"), ptx=True)
     return command + ["-c", str(sources / unit.source), "-o", str(obj)]
 
 

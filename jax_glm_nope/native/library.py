@@ -2,7 +2,9 @@
 
 In this order:
 
-1. ``JAX_GLM_NOPE_FFI_LIBRARY``: that file, trusted as it is;
+1. ``JAX_GLM_NOPE_FFI_LIBRARY``: that file, trusted as it is (an empty value counts as
+   unset; a name that is no file is an error). Loading it checks only that it is a
+   whole shared library for this machine (:func:`load`);
 2. the prebuilt library of the companion wheel ``jax-glm-nope-cu13`` (the package
    ``jax_glm_nope_cu13``, pulled by the ``cuda13`` extra), when it serves;
 3. a library in the build cache (``jax-glm-nope build-ffi``, or an earlier first use),
@@ -12,22 +14,25 @@ In this order:
 A library *serves* this process when it was compiled from exactly these ``ffi/``
 sources (the hash of the files the build compiles), against an XLA FFI API of this
 jaxlib's major version and a minor version no newer than its own (XLA keeps older
-minor versions working), and, on an SM120/SM121 GPU, holds FlashInfer's units for
-that GPU's architecture. Every other GPU is served by any such library: our Hopper
-unit is always compiled for ``sm_90a`` and the KV-row unit carries PTX. Nothing here
-compiles or needs nvcc.
+minor versions working), holds code that runs on this GPU (its arch-generic KV-row
+unit, compiled for the arch list plus PTX, :func:`covers` the GPU's architecture; the
+list and the PTX are read from ``build.json``), and, on an SM120/SM121 GPU, holds
+FlashInfer's units for that GPU's architecture. Our Hopper unit is always compiled for
+``sm_90a``. Nothing here compiles or needs nvcc.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import importlib.util
 import json
 import os
 import pathlib
+import re
 
-from . import build
+from . import build, elf
 from .toolchain import BuildError, ffi_api_version
 
 PREBUILT_PACKAGE = "jax_glm_nope_cu13"
@@ -54,6 +59,32 @@ def arch_of(device) -> str | None:
     return f"{arch}a" if (major, minor) in ((9, 0), (12, 0), (12, 1)) else arch
 
 
+def capability_of(arch: str) -> tuple[int, int]:
+    """``(major, minor)`` of a compile target: ``sm_90a`` -> (9, 0), ``compute_80`` -> (8, 0)."""
+    match = re.fullmatch(r"(?:sm|compute)_(\d+)(\d)[a-z]?", arch)
+    if match is None:
+        raise ValueError(f"arch: expected a name like 'sm_90a' or 'compute_80', got {arch!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+# The oldest GPU the default build's KV-row unit runs on: its oldest PTX.
+GENERIC_MIN_CAPABILITY = min(capability_of(ptx) for ptx in build.GENERIC_PTX)
+# What a build.json without a "ptx" entry carried (written by older recipes).
+OLDER_RECIPES_PTX = ("compute_90",)
+
+
+def covers(record: dict, arch: str) -> bool:
+    """Whether the arch-generic unit of the library described by ``record`` has code for
+    ``arch``: machine code for it (``sm_XY`` runs on GPUs of major X and minor >= Y,
+    ``sm_XYa`` on XY alone) or PTX no newer than it (the driver compiles that)."""
+    device = capability_of(arch)
+    for built in record["archs"]:
+        major, minor = capability_of(built)
+        if built == arch or (built[-1].isdigit() and major == device[0] and minor <= device[1]):
+            return True
+    return any(capability_of(ptx) <= device for ptx in record.get("ptx", OLDER_RECIPES_PTX))
+
+
 def local_arch() -> str | None:
     """The compile target of the device this process runs on (None on a CPU host)."""
     from .. import device
@@ -78,6 +109,9 @@ def why_not(record: dict, arch: str | None, *, same_recipe: bool) -> str | None:
             )
         if arch in FLASHINFER_ARCHS and not (record["flashinfer"] and arch in record["archs"]):
             return f"it holds no FlashInfer code for {arch} (built for {', '.join(record['archs'])})"
+        if arch is not None and not covers(record, arch):
+            ptx = record.get("ptx", OLDER_RECIPES_PTX)
+            return f"it holds no code for {arch} (built for {', '.join(record['archs'] + list(ptx))})"
     except (KeyError, TypeError, ValueError) as err:
         return f"its build.json is unreadable ({type(err).__name__}: {err})"
     return None
@@ -147,6 +181,10 @@ def find(arch: str | None) -> Found | None:
     needed. Raises :class:`BuildError` when ``JAX_GLM_NOPE_FFI_LIBRARY`` names no file."""
     named = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
     if named:
+        if os.path.isdir(named):
+            raise BuildError(
+                f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which is a directory, not a library file"
+            )
         if not os.path.isfile(named):
             raise BuildError(f"JAX_GLM_NOPE_FFI_LIBRARY names {named}, which does not exist")
         return Found(pathlib.Path(named), "environment")
@@ -155,6 +193,31 @@ def find(arch: str | None) -> Found | None:
         return Found(path, "prebuilt")
     path = cached(arch)
     return None if path is None else Found(path, "cache")
+
+
+def named_by(path: str | os.PathLike) -> str:
+    """Who chose ``path``, to begin an error about it: the variable that names it, the
+    companion wheel, or the build cache."""
+    variable = os.environ.get("JAX_GLM_NOPE_FFI_LIBRARY")
+    if variable and os.path.abspath(variable) == os.path.abspath(path):
+        return f"JAX_GLM_NOPE_FFI_LIBRARY names {path}"
+    folder = prebuilt_dir()
+    if folder is not None and pathlib.Path(path).parent == folder:
+        return f"the prebuilt library of {PREBUILT_DISTRIBUTION} ({path})"
+    return f"the native library {path}"
+
+
+def load(path: str, named: str) -> ctypes.CDLL:
+    """``dlopen`` a library once its ELF headers show a whole shared library for this
+    machine (:mod:`.elf`: a truncated file would end the process with SIGBUS). ``named``
+    begins the error (:func:`named_by`, or the argument that gave the path)."""
+    found = elf.problem(path)
+    if found is not None:
+        raise BuildError(f"{named}, which {found}")
+    try:
+        return ctypes.cdll.LoadLibrary(path)
+    except OSError as err:
+        raise BuildError(f"{named}, which the dynamic loader refuses: {err}") from None
 
 
 def passed_over(arch: str | None) -> str:

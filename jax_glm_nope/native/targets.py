@@ -8,7 +8,7 @@ normalised arrays; nothing here checks user input.
 from __future__ import annotations
 
 import ctypes
-import functools
+import os
 import pathlib
 
 import jax
@@ -72,31 +72,51 @@ def library_path(*, build_if_missing: bool = True) -> pathlib.Path | None:
         raise build.BuildError(f"{err}{library.passed_over(arch)}") from err
 
 
-@functools.cache
-def _load(path: str) -> ctypes.CDLL:
-    return ctypes.cdll.LoadLibrary(path)
+# Path -> the library, loaded once and its targets registered once, whoever named it.
+_LOADED: dict[str, ctypes.CDLL] = {}
 
 
-@functools.cache
-def _register(path: str) -> None:
-    library = _load(path)
+def _load_and_register(path: str, named: str) -> ctypes.CDLL:
+    handlers = library.load(path, named)
+    functions = {}
     for name, symbol in TARGETS.items():
-        capsule = jax.ffi.pycapsule(getattr(library, symbol))
-        jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+        try:
+            functions[name] = getattr(handlers, symbol)
+        except AttributeError:
+            raise build.BuildError(
+                f"{named}, which lacks the handler {symbol}: not this release's jax_glm_nope library"
+            ) from None
+    for name, function in functions.items():
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(function), platform="CUDA")
+    return handlers
 
 
-def load_library(path: str | pathlib.Path | None = None) -> ctypes.CDLL:
+def load_library(path: str | os.PathLike | None = None) -> ctypes.CDLL:
     """Load (building on first use when ``path`` is None) and register every target."""
-    path = str(path or library_path())
-    _register(path)
-    return _load(path)
+    if path is None:
+        path = str(library_path())
+        named = library.named_by(path)
+    else:
+        if isinstance(path, os.PathLike):
+            path = os.fspath(path)
+        if not isinstance(path, str):
+            raise TypeError(f"path: expected None, a str or an os.PathLike naming a file, got {path!r}")
+        if not path:
+            raise ValueError("path: expected a library file, got an empty string (None finds this process's)")
+        named = f"path: {path}"
+    if path not in _LOADED:
+        _LOADED[path] = _load_and_register(path, named)
+    return _LOADED[path]
 
 
-def register_ffi_targets(path: str | pathlib.Path | None = None) -> None:
+def register_ffi_targets(path: str | os.PathLike | None = None) -> None:
     """Build (once, cached) or load this package's native library and register its XLA FFI
     targets for CUDA. Tracing ``sparse_mla``/``write_kv`` does this on first use; a process
     that only calls a deserialized ``jax.export`` artifact carrying the targets calls it
-    first (else XLA answers "No FFI handler registered for jax_glm_nope_...")."""
+    first (else XLA answers "No FFI handler registered for jax_glm_nope_..."). ``path``: a
+    library file to use instead (the file is checked, not its build; a ``TypeError`` for
+    anything but a str or path, a ``ValueError`` for an empty one); None finds or builds
+    this process's (:func:`library_path`)."""
     load_library(path)
 
 

@@ -5,8 +5,9 @@ FFI headers and their API version, and FlashInfer 0.7.4's headers (vendored unde
 Environment variables:
 
 - ``JAX_GLM_NOPE_FFI_SOURCES``: the ``ffi/`` folder to build from;
-- ``JAX_GLM_NOPE_NVCC``: the nvcc to use (else ``$CUDA_HOME/bin/nvcc``, ``PATH``, the
-  ``nvidia-cuda-nvcc`` wheel's, ``/usr/local/cuda/bin/nvcc``);
+- ``JAX_GLM_NOPE_NVCC``: the nvcc to use, which must then be an executable file (else
+  ``$CUDA_HOME/bin/nvcc``, ``PATH``, the ``nvidia-cuda-nvcc`` wheel's,
+  ``/usr/local/cuda/bin/nvcc``);
 - ``JAX_GLM_NOPE_FLASHINFER_DATA``: another folder holding FlashInfer 0.7.4's
   ``include/`` and ``cccl/`` (else the vendored copy, ``ffi/third_party/flashinfer``).
 """
@@ -84,7 +85,16 @@ def _wheel_nvcc() -> list[str]:
 
 def find_nvcc() -> str:
     """The nvcc to use, or raise :class:`BuildError` naming the fix."""
-    candidates = [os.environ.get("JAX_GLM_NOPE_NVCC")]
+    named = os.environ.get("JAX_GLM_NOPE_NVCC")
+    if named:
+        # Never another nvcc than the one named: a user who pins one must not get PATH's.
+        if os.path.isfile(named) and os.access(named, os.X_OK):
+            return named
+        raise BuildError(
+            f"JAX_GLM_NOPE_NVCC names {named}, which is not an executable file: point it at nvcc, "
+            "or unset it to search CUDA_HOME and PATH"
+        )
+    candidates: list[str | None] = []
     cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     if cuda_home:
         candidates.append(os.path.join(cuda_home, "bin", "nvcc"))
