@@ -96,6 +96,10 @@ def test_every_restatement_of_the_kernel_table_matches_the_library(library, nati
     rows = targets.cxx_sm90_kernels(library)
     names = {row.name for row in rows}
     assert len(rows) >= 5 and all(row.batch_invariant and row.padded_rows for row in rows)
+    assert (min(row.min_heads for row in rows), max(row.max_heads for row in rows)) == (
+        1,
+        targets.SM90_MAX_HEADS,
+    )
     # docs/cuda_sm90.md: every (H, blocks per split) is served by the kernel the library's
     # row for it names, and the docs name no other kernel.
     docs = docs_kernel_table()

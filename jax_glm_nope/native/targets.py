@@ -253,41 +253,40 @@ class Sm90Kernel:
     batch_invariant: bool
 
 
-def cxx_sm90_kernels(library: ctypes.CDLL) -> tuple[Sm90Kernel, ...]:
-    """The compiled kernel table, row by row (the one source of the kernel rows)."""
+def _sm90_kernel_row(library: ctypes.CDLL, index: int) -> Sm90Kernel:
     read = library.jax_glm_nope_sm90_kernel_row
     read.restype = ctypes.c_bool
     read.argtypes = (ctypes.c_int, ctypes.POINTER(_KernelRow))
-    rows = []
-    for index in range(library.jax_glm_nope_sm90_kernel_count()):
-        row = _KernelRow()
-        if not read(index, ctypes.byref(row)):
-            raise RuntimeError(f"the native library has no kernel row {index}")
-        unbounded = row.max_blocks_per_split == 2**31 - 1
-        rows.append(
-            Sm90Kernel(
-                index=index,
-                name=row.name.decode(),
-                min_heads=row.min_heads,
-                max_heads=row.max_heads,
-                min_blocks_per_split=row.min_blocks_per_split,
-                max_blocks_per_split=None if unbounded else row.max_blocks_per_split,
-                group_heads=row.group_heads,
-                ctas_per_sm=row.ctas_per_sm,
-                threads=row.threads,
-                smem_bytes=row.smem_bytes,
-                padded_rows=bool(row.padded_rows),
-                batch_invariant=bool(row.batch_invariant),
-            )
-        )
-    return tuple(rows)
+    row = _KernelRow()
+    if not read(index, ctypes.byref(row)):
+        raise RuntimeError(f"the native library has no kernel row {index}")
+    unbounded = row.max_blocks_per_split == 2**31 - 1
+    return Sm90Kernel(
+        index=index,
+        name=row.name.decode(),
+        min_heads=row.min_heads,
+        max_heads=row.max_heads,
+        min_blocks_per_split=row.min_blocks_per_split,
+        max_blocks_per_split=None if unbounded else row.max_blocks_per_split,
+        group_heads=row.group_heads,
+        ctas_per_sm=row.ctas_per_sm,
+        threads=row.threads,
+        smem_bytes=row.smem_bytes,
+        padded_rows=bool(row.padded_rows),
+        batch_invariant=bool(row.batch_invariant),
+    )
+
+
+def cxx_sm90_kernels(library: ctypes.CDLL) -> tuple[Sm90Kernel, ...]:
+    """The compiled kernel table, row by row (the one source of the kernel rows)."""
+    return tuple(_sm90_kernel_row(library, i) for i in range(library.jax_glm_nope_sm90_kernel_count()))
 
 
 def cxx_sm90_kernel(library: ctypes.CDLL, num_heads: int, num_candidates: int, splits: int):
     """The row of the compiled kernel table that the launcher takes for this call (an
     :class:`Sm90Kernel`), or None for a call it refuses."""
     index = library.jax_glm_nope_sm90_kernel_index(num_heads, num_candidates, splits)
-    return None if index < 0 else cxx_sm90_kernels(library)[index]
+    return None if index < 0 else _sm90_kernel_row(library, index)
 
 
 def write_kv_call(pool2d, latent, slots):

@@ -65,7 +65,8 @@ inline const KernelSpec* lab_kernel(const LabParams& p) {
   const char* forced = h <= 8 ? p.up_to_8_heads
                        : h <= sm90::kGroupHeads ? p.up_to_32_heads
                                                 : p.above_32_heads;
-  return forced ? product_kernel(forced, h) : sm90::select_kernel(h, p.blocks_per_split, p.row_bytes);
+  if (forced) return product_kernel(forced, h);
+  return sm90::select_kernel(h, p.blocks_per_split, p.row_bytes);
 }
 
 // sm90::launch_kernel with PDL optional (the product's launcher always uses it): the same
