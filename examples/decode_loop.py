@@ -5,7 +5,7 @@
     python examples/decode_loop.py --host-devices 8 --data 2 --model 4   # 2-way batch x 4-way heads
     python examples/decode_loop.py --implementation pallas --layers 2 --hidden 2048 --vocab 16384 \\
         --ffn 4096 --batch 32 --prompt-len 4096 --prefill-chunk 1024 --steps 64 \\
-        --param-dtype bfloat16 --attention-share --heads 8   # the H200 run of research/example.md
+        --param-dtype bfloat16 --attention-share --heads 8   # as timed on the H200 (8 and 64 heads)
 
 Prefills a random prompt per request, then runs ``--steps`` decode steps of one
 jitted, sharded step (see ``glm_nope_model.py``), and prints tokens/s, the KV bytes

@@ -4,8 +4,9 @@
 # Nothing here is part of the package, the wheel or the native build.
 #
 # Usage: research/build.sh OUTDIR [selftest] [stage0]   (default: both)
-#   OUTDIR/sm90_selftest  research/sm90/selftest.cu (the product's kernels + the lab's)
-#   OUTDIR/stage0         research/sm90/stage0.cu   (microbenchmarks, on the product's PTX wrappers)
+#   OUTDIR/sm90_selftest  research/sm90/selftest/selftest.cu (the product's kernels + the lab's)
+#   OUTDIR/stage0         research/sm90/stage0/stage0.cu (microbenchmarks, one file each, on the
+#                         product's PTX wrappers)
 #   OUTDIR/<program>.ptxas.log, OUTDIR/<program>.sass.txt (when cuobjdump is found)
 # NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc);
 # CUOBJDUMP the disassembler (default: on PATH, else beside nvcc).
@@ -24,8 +25,8 @@ objdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
 status=0
 for program in "${programs[@]}"; do
   case "$program" in
-    selftest) source=research/sm90/selftest.cu binary="$out/sm90_selftest" ;;
-    stage0) source=research/sm90/stage0.cu binary="$out/stage0" ;;
+    selftest) source=research/sm90/selftest/selftest.cu binary="$out/sm90_selftest" ;;
+    stage0) source=research/sm90/stage0/stage0.cu binary="$out/stage0" ;;
     *) echo "unknown program: $program (selftest, stage0)"; exit 2 ;;
   esac
   log="$out/$program.ptxas.log"

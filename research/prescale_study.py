@@ -11,7 +11,7 @@ heads-major kernel's arithmetic against float64 on the dequantized values (no GP
 
 Prints the worst per-token relative L2 error of `out` (bf16) over seeds, per score
 temperature, for tile scales within x0.5-2 of each other and up to 2^+-12 apart.
-Findings in research/notebook.md ("Where 33-128 heads stand").
+Findings in research/notes/seesaw_heads_major.md ("Where 33-128 heads stand").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     cuobjdump -sass OUT/sm90_selftest > sass.txt     # after research/build.sh OUT selftest
     python research/sass_loop.py sass.txt sparse_mla_heads_major_kernel sparse_mla_lean_kernel
 
-The kernels of 33-128 heads are bound by instruction issue (research/notebook.md, runs
+The kernels of 33-128 heads are bound by instruction issue (research/notes/dims_pair_kernel.md, runs
 34-35), so a loop's instruction count is an offline proxy for its time at the same issue
 rate. The loop is the block loop: from the target of the backward branch that follows the
 last value MMA (HGMMA 64x128) to that branch. Printed per kernel: the static count, the

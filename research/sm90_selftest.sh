@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build (research/build.sh: the lab's ptxas gates) and run the standalone check and
-# benchmark of our sm_90a sparse-MLA kernels (research/sm90/selftest.cu; no JAX needed).
+# benchmark of our sm_90a sparse-MLA kernels (research/sm90/selftest/; no JAX needed).
 # Fails when a gate fails or when any correctness check fails. Needs an H200/H100
 # (compute capability 9.0).
 #

@@ -18,7 +18,7 @@ smaller than under today's rule, nearer fp16's subnormals.
 Prints the worst relative L2 error of `out` over tokens, per data kind and score
 temperature, for both rules. Blocks of 64 candidates, lazy running maximum (8 in log2
 units), q̂ in fp16, the codes exact, the four tile accumulators exact in fp32 (modelled in
-float64: their rounding is the same for both rules). Findings (research/notebook.md,
+float64: their rounding is the same for both rules). Findings (research/notes/lean_heads_major.md,
 "Run 38"):
 - On random data (tame, wide tiles, wide rows, temperatures 1-512) the per-tile rule is as
   accurate as the shipped one.

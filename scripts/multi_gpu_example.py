@@ -125,7 +125,7 @@ def main(argv=None) -> dict:
         batches, prompt_len, chunk, steps = [min(b, 4) for b in args.batches][:1], 64, 32, 4
         long_prompt, long_chunk = 256, 128
     else:
-        # the H200 example's sizes (research/example.md), 64 heads, BF16 weights
+        # the sizes of the example's H200 runs, 64 heads, BF16 weights
         cfg = model_lib.Config(num_heads=HEADS)
         big = model_lib.Config(
             num_heads=HEADS,

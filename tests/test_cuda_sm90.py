@@ -1,19 +1,28 @@
-"""Our SM90 kernels' host side: the split rules mirrored in Python against the compiled
-C++, which kernel the compiled launcher takes, the lowered custom call, and its
+"""Our SM90 kernels' host side: the kernel table read from the compiled library and every
+restatement of it checked against it, the split rules mirrored in Python against the
+compiled C++, the kernel a public-API call reaches, the lowered custom call, and its
 predicates (their numerics are in tests/test_attention.py::TestCudaGPU and
-tests/test_batch_invariance.py, on the GPU)."""
+tests/test_batch_invariance.py, on the GPU, and here one call per kernel row)."""
 
 from __future__ import annotations
 
+import collections
+import itertools
+import pathlib
+import re
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import jax_glm_nope as jgn
 from jax_glm_nope import device, native
+from jax_glm_nope import testing as jt
 from jax_glm_nope.implementations import Shapes, cuda
-from jax_glm_nope.native import targets
+from jax_glm_nope.native import build, targets
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 H200 = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
 
 
@@ -39,19 +48,88 @@ def test_split_rules_match_the_compiled_ones(library, num_candidates):
                 )
 
 
-def documented_kernel(num_heads: int, blocks_per_split: int) -> str | None:
-    """docs/cuda_sm90.md's kernel table: which kernel serves (H, blocks per split)."""
-    if not 1 <= num_heads <= 128:
-        return None
-    if num_heads <= 8:
-        return "warp-private" if blocks_per_split >= 2 else "block-shared"
-    if num_heads <= 32:
-        return "candidates-major" if blocks_per_split >= 4 else "block-shared"
-    return "heads-major-pipelined" if blocks_per_split >= 8 else "heads-major"
+def docs_kernel_table() -> list[tuple[str, int, int, int, int | None]]:
+    """docs/cuda_sm90.md's kernel table as ``(name, min heads, max heads, min blocks per
+    split, max blocks per split or None)`` bands; a cell ``a / b / c`` lists the bands of
+    one kernel's rows."""
+
+    def band(cell: str) -> tuple[int, int | None]:
+        if cell.startswith(">= "):
+            return int(cell[3:]), None
+        low, _, high = cell.partition("-")
+        return int(low), int(high or low)
+
+    text = (ROOT / "docs" / "cuda_sm90.md").read_text()
+    table = text[text.index("| kernel | heads | blocks per split |") :].split("\n\n")[0]
+    bands = []
+    for line in table.splitlines()[2:]:
+        name, heads, blocks = (cell.strip() for cell in line.strip("|").split("|")[:3])
+        if heads == "-":  # the split combine: no row of the table
+            continue
+        for head_band, block_band in zip(heads.split(" / "), blocks.split(" / "), strict=True):
+            bands.append((name, *band(head_band), *band(block_band)))
+    return bands
+
+
+def kernel_base_name(mangled: str) -> str:
+    """A compiled kernel's name without namespace and template arguments, e.g.
+    ``sparse_mla_block_shared_kernel`` of ``_ZN12jax_glm_nope4sm9030sparse_mla_block_shared_kernelILi2E...``
+    (the Itanium ABI puts each name's length before it)."""
+    length = re.match(r"_ZN12jax_glm_nope4sm90(\d+)", mangled)
+    return mangled[length.end() : length.end() + int(length.group(1))]
+
+
+def serving(bands, num_heads: int, blocks_per_split: int) -> list[str]:
+    return [
+        name
+        for name, low, high, fewest, most in bands
+        if low <= num_heads <= (high or low) and fewest <= blocks_per_split <= (most or blocks_per_split)
+    ]
 
 
 @pytest.mark.nvcc
-def test_the_launcher_takes_the_kernels_the_table_declares(library):
+def test_every_restatement_of_the_kernel_table_matches_the_library(library, native_library):
+    """The kernel table is declared once, in C++ (kKernels), and read from the compiled
+    library; each place that states it again is checked against those rows here: the
+    docs' table, the Python grid rule (head groups, CTAs per SM), the kernels compiled into
+    the sm_90a unit, and the kernel the launcher takes for every call."""
+    rows = targets.cxx_sm90_kernels(library)
+    names = {row.name for row in rows}
+    assert len(rows) >= 5 and all(row.batch_invariant and row.padded_rows for row in rows)
+    assert (min(row.min_heads for row in rows), max(row.max_heads for row in rows)) == (
+        1,
+        targets.SM90_MAX_HEADS,
+    )
+    # docs/cuda_sm90.md: every (H, blocks per split) is served by the kernel the library's
+    # row for it names, and the docs name no other kernel.
+    docs = docs_kernel_table()
+    assert {name for name, *_ in docs} == names
+    for num_heads in range(1, targets.SM90_MAX_HEADS + 1):
+        for blocks_per_split in (1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 1 << 20):
+            compiled = [
+                row.name
+                for row in rows
+                if row.min_heads <= num_heads <= row.max_heads
+                and row.min_blocks_per_split <= blocks_per_split <= (row.max_blocks_per_split or 1 << 30)
+            ]
+            assert len(compiled) == 1, (num_heads, blocks_per_split, compiled)
+            assert serving(docs, num_heads, blocks_per_split) == compiled, (num_heads, blocks_per_split)
+    # The Python grid rule (native/targets.py), which sizes the scratch: each row's CTAs
+    # per (token, split) and per SM at every head count it serves.
+    for row in rows:
+        for num_heads in range(row.min_heads, row.max_heads + 1):
+            assert targets.sm90_head_groups(num_heads) == -(-num_heads // row.group_heads), (row, num_heads)
+            assert targets.sm90_ctas_per_sm(num_heads) == row.ctas_per_sm, (row, num_heads)
+    # The sm_90a unit holds one instantiation per row of each kernel and the combine, and
+    # nothing else: a kernel the launcher cannot pick is not compiled.
+    compiled_kernels = [
+        r["kernel"] for r in build.ptxas_report(native_library) if r["unit"] == "ours/sm90/sparse_mla.cu"
+    ]
+    stems = collections.Counter(map(kernel_base_name, compiled_kernels))
+    expected = collections.Counter("sparse_mla_" + row.name.replace("-", "_") + "_kernel" for row in rows)
+    assert stems == expected + collections.Counter(["combine_kernel"]), stems
+    # The launcher takes the row that serves (H, blocks per split), and refuses heads
+    # outside 1-128 and split counts that are not canonical.
     for num_candidates in (1, 64, 65, 200, 256, 2048, 2051, 2176, 65536):
         blocks = -(-num_candidates // targets.SM90_BLOCK_ROWS)
         for splits in sorted({1, 2, 3, 4, 5, 7, 8, 16, 33, blocks - 1, blocks, blocks + 1}):
@@ -59,14 +137,110 @@ def test_the_launcher_takes_the_kernels_the_table_declares(library):
             canonical = 1 <= splits <= blocks
             canonical = canonical and targets.sm90_splits_of(num_candidates, blocks_per_split) == splits
             for num_heads in (0, *range(1, 130)):
-                expected = documented_kernel(num_heads, blocks_per_split) if canonical else None
-                compiled = targets.cxx_sm90_kernel_name(library, num_heads, num_candidates, splits)
-                assert compiled == expected, (num_heads, num_candidates, splits)
-    # Under the batch-invariant rule (8 blocks per split at K >= 512) every head count takes
-    # the kernel of its range, whatever T.
-    for num_heads, kernel in ((8, "warp-private"), (16, "candidates-major"), (64, "heads-major-pipelined")):
-        splits = targets.sm90_num_splits(num_heads, 2048)
-        assert targets.cxx_sm90_kernel_name(library, num_heads, 2048, splits) == kernel
+                taken = targets.cxx_sm90_kernel(library, num_heads, num_candidates, splits)
+                if not canonical or not 1 <= num_heads <= targets.SM90_MAX_HEADS:
+                    assert taken is None, (num_heads, num_candidates, splits)
+                    continue
+                assert taken.min_heads <= num_heads <= taken.max_heads, (taken, num_heads)
+                assert taken.min_blocks_per_split <= blocks_per_split, (taken, blocks_per_split)
+                assert blocks_per_split <= (taken.max_blocks_per_split or blocks_per_split), taken
+
+
+def lowered_splits(text: str) -> int:
+    """The split count of the one sm_90a sparse-MLA custom call in lowered StableHLO: the
+    handler reads it from the ``part_lse [T, P, H]`` result (``P = 0``: one split)."""
+    calls = [line for line in text.splitlines() if f"@{targets.SM90_SPARSE_MLA}(" in line]
+    assert len(calls) == 1, calls
+    part_lse = re.findall(r"tensor<(\d+)x(\d+)x(\d+)xf32>", calls[0].rpartition("->")[2])[-1]
+    return max(int(part_lse[1]), 1)
+
+
+def reached_kernel(library, case: jt.Case, *, batch_invariant: bool, lower) -> targets.Sm90Kernel:
+    """The kernel-table row a public-API ``sparse_mla(implementation="cuda")`` call on
+    ``case`` reaches: the split count its lowering carries, and the row the compiled
+    launcher takes for it (``lower`` turns a jitted function and its arguments into text)."""
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(
+            q, pool, indices, case.sm_scale, implementation="cuda", batch_invariant=batch_invariant
+        )
+
+    num_tokens, num_heads, _ = case.q.shape
+    num_candidates = case.indices.shape[1]
+    text = lower(jax.jit(attend), jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    kernel = targets.cxx_sm90_kernel(library, num_heads, num_candidates, lowered_splits(text))
+    assert kernel is not None, case.label
+    return kernel
+
+
+def lower_for_h200(function, *args) -> str:
+    with jgn.lowering_for(H200):
+        return function.trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize(
+    ("tokens", "heads", "batch_invariant", "kernel"),
+    [
+        (1, 8, False, "block-shared"),  # one block per split at one token
+        (128, 8, False, "warp-private"),
+        (1, 16, False, "block-shared"),
+        (128, 16, False, "candidates-major"),
+        (8, 64, False, "heads-major"),  # 16 splits of 2 blocks
+        (128, 64, False, "heads-major-pipelined"),
+        (8, 64, True, "heads-major-pipelined"),  # the invariant rule: 8 blocks per split
+    ],
+)
+def test_a_call_names_the_kernel_it_reaches(library, tokens, heads, batch_invariant, kernel):
+    """What a public-API call lowered for an H200 (132 SMs, from this CPU host) reaches, at
+    K = 2048: the batch-sized rule fills the GPU with splits at few tokens (short splits:
+    the block-shared or heads-major kernel), the invariant rule always takes 8 blocks."""
+    case = jt.make_case(1, tokens, heads, 2048)
+    assert reached_kernel(library, case, batch_invariant=batch_invariant, lower=lower_for_h200).name == kernel
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
+def test_every_kernel_row_is_reached_by_a_public_api_case():
+    """Every row of the compiled kernel table serves at least one public-API call on this
+    GPU, checked against float64 on the dequantized values; the assertion message names the
+    case that reached each row. For each row, the first of its head counts (most, fewest),
+    token counts (128, 8, 1) and split rules whose lowered call reaches it (K = 2048,
+    wide-range data, hostile indices)."""
+    library = native.load_library()  # the library this process runs
+
+    def lower_here(function, *args) -> str:
+        return function.lower(*args).as_text()
+
+    rows = targets.cxx_sm90_kernels(library)
+    reached: dict[int, str] = {}
+    for row in rows:
+        for num_heads, tokens, batch_invariant in itertools.product(
+            dict.fromkeys((row.max_heads, row.min_heads)), (128, 8, 1), (False, True)
+        ):
+            if row.index in reached:
+                break
+            case = jt.make_case(100 + row.index, tokens, num_heads, 2048, wide=True)
+            kernel = reached_kernel(library, case, batch_invariant=batch_invariant, lower=lower_here)
+            if kernel.index in reached:
+                continue
+
+            def attend(q, pool, indices, case=case, batch_invariant=batch_invariant):
+                return jgn.sparse_mla(
+                    q, pool, indices, case.sm_scale, implementation="cuda", batch_invariant=batch_invariant
+                )
+
+            out, lse = jax.jit(attend)(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+            jt.assert_accurate(
+                np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label
+            )
+            reached[kernel.index] = f"{case.label}, batch_invariant={batch_invariant}"
+    named = {
+        f"{row.index} {row.name} {row.min_heads}-{row.max_heads} heads": reached.get(row.index)
+        for row in rows
+    }
+    print("\n".join(f"{row}: {case}" for row, case in named.items()))
+    assert None not in named.values(), named
 
 
 def test_invariant_rule_ignores_the_batch():

@@ -1,7 +1,10 @@
 """The product's face carries no history: the README, docs/, the package and ffi/ name no
 device run of the lab ("run 40"), no tracker entry ("issue 22", "#22"), no contract outside
 the tree ("SPEC") and no path into the lab's results. Numbers live in docs/results/ and
-the page made from it; the lab (research/) keeps the history and may be pointed to."""
+the page made from it; the lab (research/) keeps the history. Nothing that ships (the
+package, ffi/, docs/, the tests, scripts, benchmarks, examples, the README) points into the
+lab other than its index, research/README.md: its notes, scripts and results are not there
+for a reader of the product."""
 
 import pathlib
 import re
@@ -22,9 +25,14 @@ FORBIDDEN = {
 }
 
 
-def face_files() -> list[pathlib.Path]:
+# Everything that ships or is read beside the product, for pointers into the lab.
+SHIPPED = [*FACE, "tests", "scripts", "benchmarks", "examples", "CHANGELOG.md", "pyproject.toml"]
+LAB_POINTER = re.compile(r"research/(?!README\.md)[\w.*<-]")
+
+
+def face_files(entries=FACE) -> list[pathlib.Path]:
     files = []
-    for entry in FACE:
+    for entry in entries:
         path = ROOT / entry
         candidates = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         files += [
@@ -33,6 +41,10 @@ def face_files() -> list[pathlib.Path]:
             if p.suffix not in DATA and "__pycache__" not in p.parts and not p.is_relative_to(THIRD_PARTY)
         ]
     return files
+
+
+def lab_pointers(text: str) -> list[tuple[int, str]]:
+    return [(n, m.group(0)) for n, line in enumerate(text.splitlines(), 1) if (m := LAB_POINTER.search(line))]
 
 
 def offences(text: str) -> list[tuple[int, str, str]]:
@@ -82,3 +94,54 @@ def test_each_kind_of_history_is_caught(line):
 )
 def test_the_present_passes(line):
     assert not offences(line)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in face_files(SHIPPED) if p != pathlib.Path(__file__).resolve()],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_nothing_that_ships_points_into_the_lab(path):
+    found = lab_pointers(path.read_text(errors="replace"))
+    assert not found, "\n".join(f"{path.relative_to(ROOT)}:{n}: {text!r}" for n, text in found)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the history: research/pallas.md",
+        "(research/notes/lean_heads_major.md)",
+        "`research/sm90_profile.sh`",
+        "research/sm90/selftest/selftest.cu",
+        "the runs in research/results/h200_run40/",
+        "research/<note>.md",
+    ],
+)
+def test_each_pointer_into_the_lab_is_caught(line):
+    assert lab_pointers(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["the lab's index: research/README.md", "the lab in `research/`", "ffi/ and research/ side by side"],
+)
+def test_the_lab_may_be_named(line):
+    assert not lab_pointers(line)
+
+
+LAB = ROOT / "research"
+LAB_FILE_LINES = 600  # one microbenchmark, one program's part or one study per file
+
+
+@pytest.mark.skipif(not LAB.is_dir(), reason="not a checkout (no lab)")
+def test_the_lab_is_in_small_files():
+    """The lab keeps one microbenchmark, one part of a program or one study's note per file:
+    none grows into a monolith (its results, data rather than code or prose, aside)."""
+    results = LAB / "results"
+    large = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in sorted(LAB.rglob("*"))
+        if path.is_file() and not path.is_relative_to(results) and "__pycache__" not in path.parts
+        if (lines := len(path.read_text(errors="replace").splitlines())) > LAB_FILE_LINES
+    }
+    assert not large, large

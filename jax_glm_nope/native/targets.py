@@ -8,6 +8,7 @@ normalised arrays; nothing here checks user input.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import pathlib
 
@@ -166,7 +167,8 @@ def flashinfer_prefill_call(q, pool, indices, topk_lens, sm_scale: float):
     )
 
 
-# Mirrors ffi/ours/sm90/params.cuh (tested against the compiled rule).
+# Mirrors ffi/ours/sm90/params.cuh: the split rules are tested against the compiled ones,
+# the grid (head groups, CTAs per SM) against each row of the compiled kernel table.
 SM90_BLOCK_ROWS = 64  # candidates per block
 SM90_INVARIANT_BLOCKS_PER_SPLIT = 8
 SM90_MAX_HEADS = 128
@@ -177,6 +179,11 @@ SM90_WIDE_GROUP_HEADS = 64  # above 32 heads: one CTA per group of 64 heads (the
 def sm90_head_groups(num_heads: int) -> int:
     """CTAs per (token, split): one up to 32 heads, then one per group of 64 heads."""
     return 1 if num_heads <= SM90_GROUP_HEADS else -(-num_heads // SM90_WIDE_GROUP_HEADS)
+
+
+def sm90_ctas_per_sm(num_heads: int) -> int:
+    """Resident CTAs per SM the batch-sized rule counts on: two for 9-16 heads, else one."""
+    return 2 if 8 < num_heads <= 16 else 1
 
 
 def sm90_splits_of(num_candidates: int, blocks_per_split: int) -> int:
@@ -195,7 +202,7 @@ def sm90_batch_num_splits(num_tokens: int, num_heads: int, num_candidates: int, 
     least one, at most one block each."""
     blocks = -(-num_candidates // SM90_BLOCK_ROWS)
     groups = sm90_head_groups(num_heads)
-    target = (2 if 8 < num_heads <= 16 else 1) * max(sm_count, 1) // groups
+    target = sm90_ctas_per_sm(num_heads) * max(sm_count, 1) // groups
     splits = min(max(target // max(num_tokens, 1), 1), blocks)
     return sm90_splits_of(num_candidates, -(-blocks // splits))
 
@@ -230,13 +237,76 @@ def cxx_sm90_split_rules(library: ctypes.CDLL, num_tokens, num_heads, num_candid
     )
 
 
-def cxx_sm90_kernel_name(library: ctypes.CDLL, num_heads: int, num_candidates: int, splits: int):
-    """The name (in ffi/ours/sm90/sparse_mla_kernel.cuh's kernel table) of the kernel the
-    compiled launcher takes for this call (a ``str``), or None for a call it refuses."""
-    function = library.jax_glm_nope_sm90_kernel_name
-    function.restype = ctypes.c_char_p
-    name = function(num_heads, num_candidates, splits)
-    return None if name is None else name.decode()
+class _KernelRow(ctypes.Structure):
+    # ffi/ours/sm90/sparse_mla.cu's JaxGlmNopeSm90KernelRow, field for field.
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("min_heads", ctypes.c_int32),
+        ("max_heads", ctypes.c_int32),
+        ("min_blocks_per_split", ctypes.c_int32),
+        ("max_blocks_per_split", ctypes.c_int32),
+        ("group_heads", ctypes.c_int32),
+        ("ctas_per_sm", ctypes.c_int32),
+        ("threads", ctypes.c_int32),
+        ("smem_bytes", ctypes.c_int32),
+        ("padded_rows", ctypes.c_int32),
+        ("batch_invariant", ctypes.c_int32),
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Sm90Kernel:
+    """One row of the compiled kernel table (``kKernels`` in
+    ffi/ours/sm90/sparse_mla_kernel.cuh): which calls the kernel serves and its grid."""
+
+    index: int
+    name: str
+    min_heads: int
+    max_heads: int
+    min_blocks_per_split: int
+    max_blocks_per_split: int | None  # None: no upper limit
+    group_heads: int  # heads per CTA: ceil(H / group_heads) CTAs per (token, split)
+    ctas_per_sm: int  # resident CTAs per SM that the batch-sized split rule counts on
+    threads: int
+    smem_bytes: int
+    padded_rows: bool
+    batch_invariant: bool
+
+
+def _sm90_kernel_row(library: ctypes.CDLL, index: int) -> Sm90Kernel:
+    read = library.jax_glm_nope_sm90_kernel_row
+    read.restype = ctypes.c_bool
+    read.argtypes = (ctypes.c_int, ctypes.POINTER(_KernelRow))
+    row = _KernelRow()
+    if not read(index, ctypes.byref(row)):
+        raise RuntimeError(f"the native library has no kernel row {index}")
+    unbounded = row.max_blocks_per_split == 2**31 - 1
+    return Sm90Kernel(
+        index=index,
+        name=row.name.decode(),
+        min_heads=row.min_heads,
+        max_heads=row.max_heads,
+        min_blocks_per_split=row.min_blocks_per_split,
+        max_blocks_per_split=None if unbounded else row.max_blocks_per_split,
+        group_heads=row.group_heads,
+        ctas_per_sm=row.ctas_per_sm,
+        threads=row.threads,
+        smem_bytes=row.smem_bytes,
+        padded_rows=bool(row.padded_rows),
+        batch_invariant=bool(row.batch_invariant),
+    )
+
+
+def cxx_sm90_kernels(library: ctypes.CDLL) -> tuple[Sm90Kernel, ...]:
+    """The compiled kernel table, row by row (the one source of the kernel rows)."""
+    return tuple(_sm90_kernel_row(library, i) for i in range(library.jax_glm_nope_sm90_kernel_count()))
+
+
+def cxx_sm90_kernel(library: ctypes.CDLL, num_heads: int, num_candidates: int, splits: int):
+    """The row of the compiled kernel table that the launcher takes for this call (an
+    :class:`Sm90Kernel`), or None for a call it refuses."""
+    index = library.jax_glm_nope_sm90_kernel_index(num_heads, num_candidates, splits)
+    return None if index < 0 else _sm90_kernel_row(library, index)
 
 
 def write_kv_call(pool2d, latent, slots):

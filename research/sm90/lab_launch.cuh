@@ -1,7 +1,7 @@
 // The lab's launcher: the product's kernels (ffi/ours/sm90/sparse_mla_kernel.cuh, its
-// kKernels table) plus the lab's variants, picked by the comparison knobs the product
-// does not have. With every knob at its default, lab_kernel() is the product's
-// select_kernel() (the selftest checks it on every call it makes).
+// kKernels table) plus the lab's variants. A comparison forces a product kernel by its
+// kKernels name for a band of heads; with nothing forced the lab takes the product's own
+// select_kernel(), so the lab never restates the table's selection.
 #pragma once
 
 #include <cstring>
@@ -12,22 +12,35 @@ namespace jax_glm_nope::lab {
 
 using sm90::KernelSpec;
 
+// The product kernels a comparison forces, by their names in kKernels (checked below).
+constexpr const char* kBlockShared = "block-shared";
+constexpr const char* kCandidatesMajor = "candidates-major";
+
+constexpr bool same_name(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+constexpr bool is_kernel_name(const char* name) {
+  for (const KernelSpec& k : sm90::kKernels)
+    if (same_name(k.name, name)) return true;
+  return false;
+}
+static_assert(is_kernel_name(kBlockShared) && is_kernel_name(kCandidatesMajor),
+              "the lab forces a kernel that kKernels no longer names");
+
 // The operation (the product's params) and the lab's comparison knobs.
 struct LabParams : sm90::SparseMlaParams {
   // Programmatic dependent launch (the product always launches with it).
   bool pdl = true;
-  // Up to 8 heads: the warp-private kernel where the product takes it (false: the
-  // block-shared kernel there).
-  bool warp_private = true;
-  // The candidates-major kernel from `wgmma_from_heads` heads for splits of at least
-  // `wgmma_min_blocks` blocks (the product: 9 and 4); otherwise the block-shared kernel.
-  int wgmma_from_heads = 9;
-  int wgmma_min_blocks = 4;
-  // 33-128 heads: the heads-major kernel (false: the candidates-major kernel over groups
-  // of 32 heads, the kernel before the heads-major one).
-  bool heads_major = true;
+  // A product kernel forced, by name, for every split length of the calls of a band of
+  // heads (nullptr: the product's choice), e.g. the block-shared kernel up to 8 heads, the
+  // candidates-major kernel at 9-32 heads whatever the split, or above 32 heads the
+  // candidates-major kernel over groups of 32 (the kernel before the heads-major one).
+  const char* up_to_8_heads = nullptr;
+  const char* up_to_32_heads = nullptr;
+  const char* above_32_heads = nullptr;
   // 33-128 heads: the candidate in the pipelined slot (kCandidate) instead.
-  bool hm_pipelined = false;
+  bool candidate = false;
 };
 
 // The pipelined slot: a candidate for the 33-128-head kernel, declared as the product
@@ -37,26 +50,23 @@ struct LabParams : sm90::SparseMlaParams {
 // their code to git history (README).
 constexpr const KernelSpec* kCandidate = nullptr;
 
-// The product kernel `name` for `heads` (any split length; above 32 heads the 32-head
-// instantiation, which runs ceil(H / 32) CTAs per split).
+// The product kernel `name` for `heads` at any split length; above 32 heads, a kernel of
+// at most 32 heads per CTA runs its 32-head row, ceil(H / 32) CTAs per split.
 inline const KernelSpec* product_kernel(const char* name, int heads) {
-  const bool heads_major = !std::strncmp(name, "heads-major", 11);  // either heads-major kernel
-  const int h = heads > sm90::kGroupHeads && !heads_major ? sm90::kGroupHeads : heads;
-  for (const KernelSpec& k : sm90::kKernels)
-    if (!std::strcmp(k.name, name) && h >= k.min_heads && h <= k.max_heads) return &k;
+  for (int h : {heads, heads > sm90::kGroupHeads ? sm90::kGroupHeads : heads})
+    for (const KernelSpec& k : sm90::kKernels)
+      if (!std::strcmp(k.name, name) && h >= k.min_heads && h <= k.max_heads) return &k;
   return nullptr;
 }
 
 inline const KernelSpec* lab_kernel(const LabParams& p) {
-  const int h = p.heads, bps = p.blocks_per_split;
-  if (h <= 8) return product_kernel(p.warp_private && bps > 1 ? "warp-private" : "block-shared", h);
-  if (h > sm90::kGroupHeads && p.heads_major) {
-    if (p.hm_pipelined) return kCandidate;
-    return product_kernel(bps >= sm90::kHpMinBlocks ? "heads-major-pipelined" : "heads-major", h);
-  }
-  const bool candidates_major =
-      (h >= p.wgmma_from_heads && bps >= p.wgmma_min_blocks) || h > sm90::kGroupHeads;
-  return product_kernel(candidates_major ? "candidates-major" : "block-shared", h);
+  const int h = p.heads;
+  if (h > sm90::kGroupHeads && p.candidate) return kCandidate;
+  const char* forced = h <= 8 ? p.up_to_8_heads
+                       : h <= sm90::kGroupHeads ? p.up_to_32_heads
+                                                : p.above_32_heads;
+  if (forced) return product_kernel(forced, h);
+  return sm90::select_kernel(h, p.blocks_per_split, p.row_bytes);
 }
 
 // sm90::launch_kernel with PDL optional (the product's launcher always uses it): the same
@@ -79,26 +89,18 @@ inline cudaError_t lab_launch_kernel(const sm90::KernelLaunch& kernel,
 
 // Is every knob at the product's value?
 inline bool product_defaults(const LabParams& p) {
-  const LabParams d{};
-  return p.pdl == d.pdl && p.warp_private == d.warp_private &&
-         p.wgmma_from_heads == d.wgmma_from_heads && p.wgmma_min_blocks == d.wgmma_min_blocks &&
-         p.heads_major == d.heads_major && p.hm_pipelined == d.hm_pipelined;
+  return p.pdl && !p.up_to_8_heads && !p.up_to_32_heads && !p.above_32_heads && !p.candidate;
 }
 
 // The launch the selftest makes: the product's own launcher when every knob is at its
-// default (after checking that the lab would have picked the same kernel), else the
-// kernel the knobs pick.
+// default, else the kernel the knobs pick.
 inline cudaError_t lab_launch(const LabParams& p, cudaStream_t stream) {
   const sm90::SparseMlaParams& op = p;
+  if (product_defaults(p)) return sm90::launch_sparse_mla(op, stream);
   if (p.tokens == 0) return cudaSuccess;
   if (!sm90::valid_launch(op)) return cudaErrorInvalidValue;
   const KernelSpec* kernel = lab_kernel(p);
   if (kernel == nullptr) return cudaErrorInvalidValue;
-  if (product_defaults(p)) {
-    if (kernel != sm90::select_kernel(p.heads, p.blocks_per_split))
-      return cudaErrorInvalidConfiguration;
-    return sm90::launch_sparse_mla(op, stream);
-  }
   return lab_launch_kernel(kernel->launch, op, stream, p.pdl);
 }
 

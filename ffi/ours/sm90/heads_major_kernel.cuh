@@ -83,8 +83,8 @@ struct HmSmem {
 };
 constexpr int kInactive = -1000;  // the exponent table's mark of an inactive candidate
 
-// The heads-major kernel's steps, as functions (the lab's stage 1 benchmarks reuse the
-// conversion and the value MMA).
+// The heads-major kernel's steps, as functions, so that another kernel or a microbenchmark
+// can reuse one (the conversion and the value MMA are).
 
 // Sixteen e4m3 codes (one candidate, dims d .. d + 15, low byte first) as two 16-byte
 // rows of fp16 (dims d .. d + 7 and d + 8 .. d + 15), exactly.

@@ -88,14 +88,48 @@ extern "C" int jax_glm_nope_sm90_batch_num_splits(int tokens, int heads, int top
 extern "C" int jax_glm_nope_sm90_scratch_splits(int splits) {
   return jax_glm_nope::sm90::scratch_splits(splits);
 }
-// The kernel the launcher takes for (heads, topk, splits) over 528-byte rows (656-byte rows
-// take the same), by its name in kKernels; nullptr for a call it refuses (heads outside
-// 1-128, a split count that is not canonical).
-extern "C" const char* jax_glm_nope_sm90_kernel_name(int heads, int topk, int splits) {
+// The kernel table (kKernels) row by row, the one source Python reads for the docs' table,
+// the tests, its grid rule and the kernel a call reaches: nothing restates the rows.
+struct JaxGlmNopeSm90KernelRow {
+  const char* name;                                    // rows of one kernel share it
+  int32_t min_heads, max_heads;                        // the head counts it serves
+  int32_t min_blocks_per_split, max_blocks_per_split;  // INT_MAX: no upper limit
+  int32_t group_heads;  // heads per CTA: grid y = ceil(H / group_heads) per (token, split)
+  int32_t ctas_per_sm;  // the resident CTAs per SM the batch-sized split rule counts on
+  int32_t threads, smem_bytes;
+  int32_t padded_rows, batch_invariant;
+};
+extern "C" int jax_glm_nope_sm90_kernel_count() {
   namespace sm90 = jax_glm_nope::sm90;
-  if (topk < 1 || !sm90::canonical_splits(topk, splits)) return nullptr;
-  const sm90::KernelSpec* kernel = sm90::select_kernel(heads, sm90::blocks_per_split_of(topk, splits));
-  return kernel ? kernel->name : nullptr;
+  return static_cast<int>(sizeof(sm90::kKernels) / sizeof(sm90::kKernels[0]));
+}
+// Fills `row` with row `index` of kKernels; false for an index outside the table.
+extern "C" bool jax_glm_nope_sm90_kernel_row(int index, JaxGlmNopeSm90KernelRow* row) {
+  namespace sm90 = jax_glm_nope::sm90;
+  if (index < 0 || index >= jax_glm_nope_sm90_kernel_count() || row == nullptr) return false;
+  const sm90::KernelSpec& k = sm90::kKernels[index];
+  *row = {k.name,
+          k.min_heads,
+          k.max_heads,
+          k.min_blocks_per_split,
+          k.max_blocks_per_split,
+          k.launch.group_heads,
+          sm90::ctas_per_sm(k.min_heads),
+          k.launch.threads,
+          k.launch.smem_bytes,
+          k.padded_rows,
+          k.batch_invariant};
+  return true;
+}
+// The row (index into kKernels) the launcher takes for (heads, topk, splits) over 528-byte
+// rows (656-byte rows take the same), or -1 for a call it refuses (heads outside 1-128, a
+// split count that is not canonical).
+extern "C" int jax_glm_nope_sm90_kernel_index(int heads, int topk, int splits) {
+  namespace sm90 = jax_glm_nope::sm90;
+  if (topk < 1 || !sm90::canonical_splits(topk, splits)) return -1;
+  const sm90::KernelSpec* kernel =
+      sm90::select_kernel(heads, sm90::blocks_per_split_of(topk, splits));
+  return kernel ? static_cast<int>(kernel - sm90::kKernels) : -1;
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxGlmNopeSm90SparseMla, jax_glm_nope::sm90::sparse_mla_impl,

@@ -95,7 +95,7 @@ def _row_codes(pool_ref, rows, active, tile):
     The MMAs take them as fp16 (``_exact_fp16``), not bf16: e4m3 -> f16 is one packed
     instruction per two values (``F2FP.F16.E4M3.UNPACK``), while e4m3 -> bf16 goes
     through f16 and then a one-value-at-a-time ``F2F.BF16.F16`` -- the largest
-    instruction class in the SASS of the bf16 version (research/pallas.md). Every e4m3
+    instruction class in the SASS of the bf16 version (measured on the H200). Every e4m3
     value is exact in fp16.
     """
     return _gather(pool_ref, rows, active, COMPACT.codes_offset + tile * TILE, TILE)
@@ -128,7 +128,7 @@ def _unit_queries(q_ref, token, heads, num_heads: int):
     largest value is in [0.5, 1), every bf16 query value above 2^-17 of the maximum
     converts exactly (smaller ones round, contributing below that to the dot product).
     Converted in the kernel and held in registers: converting once in XLA so the MMAs
-    read them from shared memory measured 6-9% slower (research/pallas.md, change 8).
+    read them from shared memory measured 6-9% slower on the H200.
     """
     # q arrives unpadded as [T * H, 512]: a block's heads past H read the last head again
     # (finite, computed, never stored), so no pad of q runs before the kernel.
@@ -191,7 +191,7 @@ def _kernel(
       accumulator is ``out^T``. Meant for 8-16 heads, where heads-major runs 16-row
       MMAs, but measured 2x slower there on the H200 (more register spills); the
       table uses it for small launches at 17-32 heads (decode of two to four tokens),
-      where it won (research/pallas.md).
+      where it won (docs/pallas.md, the dispatch table).
 
     With ``sched.prefetch`` the loop gathers one step ahead (``prefetching_step``).
     """
@@ -313,7 +313,7 @@ def _kernel(
         # Gather step i + 1 (its slot ids were read a step earlier) and read step i + 2's
         # slot ids before computing on step i, so the latencies overlap the MMAs: Triton
         # pipelines the gather itself only when both MMAs read the codes from shared
-        # memory (64-head blocks, research/pallas.md).
+        # memory (64-head blocks, docs/pallas.md).
         state, fetched, slots = carry
         ahead = fetch(i + 1, slots)
         return attend(state, fetched), ahead, candidate_slots(i + 2)

@@ -30,7 +30,7 @@ BLOCK_K = 64  # gathered rows per step: 64 x 528 B = 33 KB in flight per program
 # Programs we aim for, in multiples of the SM count. Gather-bound blocks (<= 32 heads)
 # want two per SM so one gathers while the other computes; 64-head blocks hold 255
 # registers per thread (one program per SM), and splitting them further only adds
-# merge traffic (measured on the H200: research/pallas.md).
+# merge traffic (measured on the H200: docs/pallas.md).
 GATHER_BOUND_WAVES = 2
 MATH_BOUND_WAVES = 1
 
@@ -79,7 +79,7 @@ def choose_schedule(
     run in 32-head blocks (twice the programs; 4 warps up to 64 heads) and 17-32 heads
     with the candidates as the MMA rows; a single token at 17-64 heads runs in 16-head
     blocks instead (the 1-16-head kernel side by side: 2-4 times the programs). Every
-    choice is a measurement on the H200 (docs/h200_results.md; the history: research/pallas.md).
+    choice is a measurement on the H200 (docs/h200_results.md, docs/pallas.md).
     """
     block_h = head_block(num_heads)
     tiles = -(-num_candidates // BLOCK_K)
@@ -90,7 +90,7 @@ def choose_schedule(
             block_h = SMALL_HEADS
         elif block_h == LARGE_BLOCK_H:
             block_h = MEDIUM_HEADS
-            # 4 warps at 33-64 heads: faster at one token (research/pallas.md), untimed at T=2-4
+            # 4 warps at 33-64 heads: faster at one token on the H200, untimed at T=2-4
             num_warps = 4 if num_heads <= LARGE_BLOCK_H else 8
         elif block_h == MEDIUM_HEADS:
             candidates_major = True
