@@ -113,6 +113,17 @@ def call_spans(
     return CallSpans(spans, kernels, other)
 
 
+def kernel_durations(planes: dict[str, list[Event]], num_calls: int) -> list[tuple[str, float]]:
+    """Every device event of a call in launch order, with its median duration (us) over the
+    ``num_calls`` calls (each launching the same sequence)."""
+    events = sorted(max(planes.values(), key=len), key=lambda e: (e[1], e[2]))
+    per_call = len(events) // num_calls
+    calls = [events[i * per_call : (i + 1) * per_call] for i in range(num_calls)]
+    return [
+        (calls[0][k][0], statistics.median((c[k][2] - c[k][1]) / 1e3 for c in calls)) for k in range(per_call)
+    ]
+
+
 def device_events(data) -> dict[str, list[Event]]:
     """A ``jax.profiler.ProfileData``'s GPU planes -> their stream lines' events."""
     found = {}

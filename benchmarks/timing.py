@@ -172,8 +172,8 @@ def time_call(
     R index sets (``[R, T, K]``), call ``i`` reads set ``i % R``. Returns
     ``{"default": {...}, "command_buffers": {...}}``, each with ``us`` (the median span of
     every device event of a call), ``kernels_us`` (the package's kernels alone, when
-    ``profiled``), ``events`` (one call's event names, in order) and ``error`` (why there
-    is no time, else None)."""
+    ``profiled``), ``events`` (one call's events in order: name and median duration in us)
+    and ``error`` (why there is no time, else None)."""
     rotations = int(indices.shape[0])
     sets = [
         (indices[r], None if topk_lens is None else topk_lens[r]) for r in range(rotations)
@@ -192,7 +192,7 @@ def time_call(
         try:
             planes = spans.traced_events(lambda: run(calls))
             every = spans.trace_spans(planes, calls, is_ours=lambda name: True)
-            row |= {"us": every.median_us, "events": list(every.kernels)}
+            row |= {"us": every.median_us, "events": spans.kernel_durations(planes, calls)}
             if profiled:
                 row["kernels_us"] = spans.trace_spans(planes, calls).median_us
         except Exception as err:  # noqa: BLE001 - the row says why there is no time

@@ -88,9 +88,9 @@ for phase in $phases; do
     k2048) bench k2048 --implementation cuda pallas flashmla --cases k2048 --time-limit 430 ;;
     holes) bench holes --implementation cuda pallas flashmla --cases holes --time-limit 420 ;;
     onetoken) bench onetoken --implementation cuda pallas flashmla plain_jax --time-limit 400 \
-      --cases decode:1:8:2048,decode:1:16:2048,decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:8:64:2048,decode:128:64:2048 ;;
+      --cases decode:1:8:2048,decode:1:16:2048,decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:8:64:2048,decode:128:64:2048,decode:8:64:2176:holes ;;
     gap)  # a host-and-device trace of one cuda call, under XLA's defaults and command buffers
-      timeout 300 python3 benchmarks/launch_gap.py --cases decode:8:64:2048,decode:128:64:2048 --out "$OUT/gap" \
+      timeout 300 python3 benchmarks/launch_gap.py --cases decode:8:64:2048,decode:8:64:2176:holes --out "$OUT/gap" \
         2>&1 | tee "$OUT/gap.log" | head -n 400 || status=1 ;;
     sweep) bench sweep --implementation pallas --sweep --time-limit 300 \
       --cases decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:1:64:2176:holes,decode:1:128:2176:holes ;;
