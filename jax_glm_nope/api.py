@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Never
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from . import dispatch, quant, validate
@@ -85,10 +86,13 @@ def sparse_mla(
         validate.check_topk_lens(topk_lens, num_tokens)
     shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
     pool = jnp.reshape(jnp.asarray(pool), (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
+    # No XLA kernel before the attention's own: without topk_lens, a constant (a buffer
+    # XLA loads with the executable, not a broadcast per call); given, it goes to the
+    # implementations as it is, each clamping it where it reads it (the rule is
+    # ``j < topk_lens[t]``, which a negative or an oversized length already obeys).
     if topk_lens is None:
-        topk_lens = jnp.full((num_tokens,), num_candidates, jnp.int32)
-    else:
-        topk_lens = jnp.clip(jnp.asarray(topk_lens), 0, num_candidates)
+        topk_lens = np.full((num_tokens,), num_candidates, np.int32)
+    topk_lens = jnp.asarray(topk_lens)
     args = (jnp.asarray(q), pool, jnp.asarray(indices), topk_lens)
     return dispatch.call("sparse_mla", implementation, shapes, args, options, sm_scale=sm_scale)
 

@@ -426,9 +426,9 @@ def test_lowers_for_the_gpu_under_jax_enable_x64():
 @pytest.mark.parametrize("num_heads", [8, 64, 100])
 def test_one_token_call_is_the_kernel_and_the_merge(num_heads):
     """Lowered for an H200, a one-token call is two Pallas kernels (the attention's splits,
-    then their merge) and nothing else that computes: no pad of q before them, no chain of
-    XLA reductions, selects and slices after (only free reshapes, and the broadcast of
-    topk_lens when none is given)."""
+    then their merge) and nothing else that computes: no pad of q and no broadcast of
+    topk_lens before them (a constant), no chain of XLA reductions, selects and slices
+    after (only free reshapes)."""
     specs = (
         jax.ShapeDtypeStruct((1, num_heads, layout.HEAD_DIM), jnp.bfloat16),
         jax.ShapeDtypeStruct((4096, layout.COMPACT.bytes_per_token), jnp.uint8),

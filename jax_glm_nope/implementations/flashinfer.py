@@ -68,6 +68,7 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
     targets.load_library_here()  # at trace time: builds on first use, registers the targets
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
+    topk_lens = jnp.clip(topk_lens, 0, num_candidates)  # FlashInfer's kernels read it unclamped
     active = active_candidates(indices, topk_lens, pool.shape[0])
     indices = jnp.where(active, indices, -1)
     launch = plan(num_tokens, num_heads, num_candidates)
