@@ -65,7 +65,7 @@ struct HpSmem {
   static constexpr int kP = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kP + 18 * 128 * 4;  // [3 raw stages][64] activity
   static constexpr int kFactor = kFlags + kHpRing * kBlockRows * 4;  // qpre, qpost [2][64]
-  static constexpr int kBad = kFactor + 2 * kHpHeads * 4;             // bad_head [64], bad_all
+  static constexpr int kBad = kFactor + 2 * kHpHeads * 4;  // bad_head [64], bad_all, place [3]
   static constexpr int kBars = (kBad + kHpHeads * 4 + 16 + 7) / 8 * 8;
   // full_raw[3], empty_raw[3], full_h[3], empty_h[3], full_p, empty_p, q_full
   static constexpr int kBytes = kBars + (4 * kHpRing + 3) * 8;
@@ -271,6 +271,9 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
   float* const qpost = qpre + kHpHeads;
   int* const bad_head = reinterpret_cast<int*>(smem + S::kBad);
   int* const bad_all = bad_head + kHpHeads;
+  // The epilogues' token, split and head count, kept here rather than in registers across
+  // the block loop: the consumers' loops use every register of their budget.
+  int* const place = bad_all + 1;
   uint64_t* const full_raw = reinterpret_cast<uint64_t*>(smem + S::kBars);
   uint64_t* const empty_raw = full_raw + kHpRing;
   uint64_t* const full_h = empty_raw + kHpRing;
@@ -299,6 +302,9 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
     ptx::mbar_init(empty_p, kConsumerWarps);
     ptx::mbar_init(q_full, 1);
     *bad_all = 0;
+    place[0] = token;
+    place[1] = split;
+    place[2] = q_heads;
   }
   __syncthreads();
 
@@ -460,10 +466,11 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
     if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
     ptx::all_consumers_sync<2>();  // WG0's l, m, F are in pbuf
     const bool any_bad = *bad_all != 0;
+    const int at_token = place[0], at_split = place[1], at_heads = place[2];
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       const int h = 16 * w + g + 8 * hi;
-      if (h >= q_heads) continue;
+      if (h >= at_heads) continue;
       const float l = __uint_as_float(pbuf[(0 + hi) * 128 + tid]);
       const float m = __uint_as_float(pbuf[(2 + hi) * 128 + tid]);
       const int f = int(pbuf[(4 + hi) * 128 + tid]);
@@ -478,7 +485,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
           v[j][0] = o[t2][4 * j + 2 * hi] * rl;
           v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
         }
-        store_head_at<16>(p, token, split, h0 + h, 128 * t2, 8, q4, v, pow2(f), lse2, bad,
+        store_head_at<16>(p, at_token, at_split, h0 + h, 128 * t2, 8, q4, v, pow2(f), lse2, bad,
                           t2 == 0 && q4 == 0);
       }
     }
@@ -839,10 +846,11 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
   }
   ptx::all_consumers_sync<2>();
   const bool any_bad = *bad_all != 0;
+  const int at_token = place[0], at_split = place[1], at_heads = place[2];
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
-    if (h >= q_heads) continue;
+    if (h >= at_heads) continue;
     const float l = l_run[hi];
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad));
@@ -855,7 +863,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token, split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hp_exponent(b_run[hi])), lse2,
+      store_head_at<16>(p, at_token, at_split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hp_exponent(b_run[hi])), lse2,
                         bad, false);
     }
   }
