@@ -669,7 +669,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
             const int e = 4 * j + 2 * hi + k;
             const float t = hp_fma_rz((acc[e] * pre[hi]) * (k ? s2.y : s2.x), post[hi], k ? e2.y : e2.x);
             acc[e] = t;
-            z[hi] = e < 2 ? t : fmaxf(z[hi], t);
+            z[hi] = j == 0 && k == 0 ? t : fmaxf(z[hi], t);
           }
       }
 #pragma unroll
