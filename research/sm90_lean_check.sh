@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The lean softmax of the pipelined heads-major kernel on an H100/H200 (research/lean_softmax.md):
+# builds research/sm90/lean_check.cu with the lab's ptxas gates (no spills, no wgmma
+# serialization advisory in the two kernels), checks both softmaxes against a float64
+# reference on hostile data (the lean one's slow path included), then times them at b=128
+# K=2048, 64 and 128 heads. Writes OUT/lean_check.log and OUT/summary.txt. ~1.5-3 min.
+#
+# Usage: OUT=/some/dir bash research/sm90_lean_check.sh [--no-bench | --bench-only]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/sm90_lean_check}
+mkdir -p "$out"
+nvcc=${NVCC:-nvcc}
+command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
+
+start=$(date +%s)
+log="$out/lean_check.ptxas.log"
+"$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo \
+  -Xptxas -v -I ffi -I research/sm90 research/sm90/lean_check.cu -o "$out/lean_check" 2>"$log" || {
+  echo "FAIL: lean_check does not compile (see $log)"; tail -20 "$log"; exit 1; }
+echo "build: $(($(date +%s) - start)) s"
+status=0
+for k in hp_kernel_old hp_kernel_lean; do
+  props=$(grep -A2 "Function properties for .*$k" "$log" | tr '\n' ' ')
+  echo "ptxas $k: $(echo "$props" | grep -oE '[0-9]+ bytes spill stores, [0-9]+ bytes spill loads')"
+  if echo "$props" | grep -qE '[1-9][0-9]* bytes spill (stores|loads)'; then
+    echo "FAIL: ptxas spills in $k"; status=1
+  fi
+done
+if grep -E "\(C75[0-9][0-9]\).*hp_kernel" "$log" >/dev/null; then
+  echo "FAIL: ptxas serialized warpgroup MMAs (C75xx):"; grep -E "\(C75[0-9][0-9]\)" "$log" | head -3; status=1
+fi
+objdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
+[ -z "$objdump" ] && [ -x "$(dirname "$(command -v "$nvcc")")/cuobjdump" ] && objdump="$(dirname "$(command -v "$nvcc")")/cuobjdump"
+if [ -n "$objdump" ]; then
+  "$objdump" -sass "$out/lean_check" >"$out/lean_check.sass.txt" 2>/dev/null || true
+  python3 research/sass_softmax.py "$out/lean_check.sass.txt" hp_kernel_old hp_kernel_lean >"$out/sass_softmax.txt" 2>&1 || true
+fi
+
+"$out/lean_check" "$@" 2>&1 | tee "$out/lean_check.log" || status=$?
+{
+  echo "lean softmax check, $(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
+  grep -E "^ptxas|^FAIL" "$out/lean_check.log" || true
+  grep -E "^device:|^RESULT|^lean_check:" "$out/lean_check.log" | sed 's/^RESULT //'
+  [ -f "$out/sass_softmax.txt" ] && head -4 "$out/sass_softmax.txt"
+  echo "exit status: $status, $(($(date +%s) - start)) s"
+} >"$out/summary.txt"
+echo "---- summary ($out/summary.txt)"
+cat "$out/summary.txt"
+exit $status
