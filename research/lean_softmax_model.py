@@ -98,7 +98,11 @@ def token(rng, kind, k, h):
     if kind == "tame":
         codes, s = quantize(g((k, D)) * np.exp(g((k, 1))))
     elif kind == "wide":  # rows e^+-12, tiles 2^+-12, negative and zero scales, std-20 q
-        lat = g((k, NT, TILE)) * np.exp(rng.uniform(-12, 12, (k, 1, 1))) * np.exp2(rng.uniform(-12, 12, (k, NT, 1)))
+        lat = (
+            g((k, NT, TILE))
+            * np.exp(rng.uniform(-12, 12, (k, 1, 1)))
+            * np.exp2(rng.uniform(-12, 12, (k, NT, 1)))
+        )
         codes, s = quantize(lat.reshape(k, D))
         s[rng.random(s.shape) < 0.10] *= -1
         s[rng.random(s.shape) < 0.03] = 0.0
@@ -115,7 +119,11 @@ def token(rng, kind, k, h):
         codes, s = quantize(lat)
         q = np.abs(q) * d[None, :] * 0.5 + g((h, D))
     elif kind == "tilesmall":  # tiles e^+-12 apart, q on each row's smallest tile
-        lat = g((k, NT, TILE)) * np.exp(rng.uniform(-12, 12, (k, 1, 1))) * np.exp(rng.uniform(-12, 12, (k, NT, 1)))
+        lat = (
+            g((k, NT, TILE))
+            * np.exp(rng.uniform(-12, 12, (k, 1, 1)))
+            * np.exp(rng.uniform(-12, 12, (k, NT, 1)))
+        )
         codes, s = quantize(lat.reshape(k, D))
         order = np.argsort(np.abs(s), axis=1)[:, ::-1]
         codes = np.take_along_axis(codes.reshape(k, NT, TILE), order[:, :, None], 1).reshape(k, D)
@@ -175,7 +183,7 @@ def run(codes, s, q, sm, active, lean, ex2, vote=True):
     e_tab = np.where(active, ec, -np.inf)
     m = np.full(h, -np.inf, np.float32)
     b = np.full(h, -np.inf, np.float32)
-    l = np.zeros(h, np.float32)
+    lsum = np.zeros(h, np.float32)
     o = np.zeros((h, D))
     slow_blocks = 0
     for b0 in range(0, k, BLOCK):
@@ -195,16 +203,16 @@ def run(codes, s, q, sm, active, lean, ex2, vote=True):
                 sh = np.where(m == m_new, F32(0), f32(m - m_new))
             b_new = np.maximum(f32(b + sh), f32(z - mm))
             f_new = hp_exponent(b_new)
-            slow = vote and (emax - emin > SPREAD) | np.any(f_new - emin > SPREAD) | np.any(f_new - emax < -126) | np.any(
-                ~(np.abs(mm) < 2.0**126)
-            )
+            slow = vote and (emax - emin > SPREAD) | np.any(f_new - emin > SPREAD) | np.any(
+                f_new - emax < -126
+            ) | np.any(~(np.abs(mm) < 2.0**126))
         if lean and not slow:
             corr = np.where(m == m_new, F32(1), ex2(f32(m - m_new), draw[:, 0]))
             m, b = m_new, b_new
             kneg = f32(-mm - f32(f_new))
             pq = ex2(f32(t + kneg[:, None]), draw)
             scale = 2.0 ** (f_new[:, None] - np.where(act, ec[c], 0)[None, :])
-            l = f32(f32(l * corr) + f32((pq.astype(np.float64) * scale).sum(1)))
+            lsum = f32(f32(lsum * corr) + f32((pq.astype(np.float64) * scale).sum(1)))
         else:
             if lean:
                 slow_blocks += 1
@@ -228,7 +236,7 @@ def run(codes, s, q, sm, active, lean, ex2, vote=True):
             f_new = hp_exponent(b)
             pq = ex2(f32(rel + f32(ecb[None, :] - f_new[:, None])), draw)
             ps = ex2(rel, draw).astype(np.float64).sum(1)
-            l = f32(f32(l * corr) + f32(ps))
+            lsum = f32(f32(lsum * corr) + f32(ps))
         fac = corr * 2.0 ** (f_old - f_new)
         o = f32(o * fac[:, None]).astype(np.float64)
         p16 = pq.astype(np.float16).astype(np.float64)
@@ -237,8 +245,9 @@ def run(codes, s, q, sm, active, lean, ex2, vote=True):
             o[:, TILE * t4 : TILE * (t4 + 1)] += u @ codes[c, TILE * t4 : TILE * (t4 + 1)]
         o = f32(o).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = o * (2.0 ** hp_exponent(b))[:, None] / l.astype(np.float64)[:, None]
-        lse2 = np.where(l > 0, np.where(m >= FLT_MAX, np.inf, m + np.log2(l.astype(np.float64))), -np.inf)
+        out = o * (2.0 ** hp_exponent(b))[:, None] / lsum.astype(np.float64)[:, None]
+        top = np.where(m >= FLT_MAX, np.inf, m + np.log2(lsum.astype(np.float64)))
+        lse2 = np.where(lsum > 0, top, -np.inf)
     wide = out
     out = out.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float64)
     return out, lse2 / LOG2E, slow_blocks, wide
@@ -260,12 +269,16 @@ def main() -> None:
     spreads = [10.0, 1000.0] if args.quick else [10.0, 100.0, 1000.0]
     seeds = 1 if args.quick else 2
     h, k = 64, 2048
-    print(f"H={h} K={k}, {seeds} token(s) per row; worst per-token rel L2 of bf16 out (bound 5e-3) and "
-          f"|lse - ref| / max(1, |ref|) (bound 1e-2); slow: share of the lean path's blocks on its slow path;\n"
-          f"lean-today: rel L2 between the two softmaxes' fp32 out (before bf16); no vote: the lean fast path forced "
-          f"everywhere (out error)")
-    print(f"{'data':10s} {'spread':>7s} {'today out':>10s} {'lean out':>10s} {'today lse':>10s} {'lean lse':>10s} "
-          f"{'slow':>6s} {'lean-today':>10s} {'no vote':>10s}")
+    print(
+        f"H={h} K={k}, {seeds} token(s) per row; worst per-token rel L2 of bf16 out (bound 5e-3) and "
+        f"|lse - ref| / max(1, |ref|) (bound 1e-2); slow: share of the lean path's blocks on its slow "
+        f"path;\nlean-today: rel L2 between the two softmaxes' fp32 out (before bf16); no vote: the lean "
+        f"fast path forced everywhere (out error)"
+    )
+    print(
+        f"{'data':10s} {'spread':>7s} {'today out':>10s} {'lean out':>10s} {'today lse':>10s} "
+        f"{'lean lse':>10s} {'slow':>6s} {'lean-today':>10s} {'no vote':>10s}"
+    )
     worst = 0.0
     for kind in kinds:
         for spread in spreads:
@@ -278,7 +291,9 @@ def main() -> None:
                 ref_out, ref_lse = reference(codes, s, q, sm, active)
                 wides = []
                 for i, lean in enumerate((False, True)):
-                    out, lse, nslow, wide = run(codes, s, q, sm, active, lean, Ex2(np.random.default_rng(seed)))
+                    out, lse, nslow, wide = run(
+                        codes, s, q, sm, active, lean, Ex2(np.random.default_rng(seed))
+                    )
                     wides.append(wide)
                     assert np.isfinite(out).all() and np.isfinite(lse).all(), (kind, lean)
                     err = np.linalg.norm(out - ref_out) / np.linalg.norm(ref_out)
@@ -291,9 +306,14 @@ def main() -> None:
                 row[4] = max(row[4], np.linalg.norm(wides[1] - wides[0]) / np.linalg.norm(wides[0]))
                 with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                     out, *_ = run(codes, s, q, sm, active, True, Ex2(np.random.default_rng(seed)), vote=False)
-                row[5] = max(row[5], np.linalg.norm(np.nan_to_num(out - ref_out, nan=1e30)) / np.linalg.norm(ref_out))
+                row[5] = max(
+                    row[5], np.linalg.norm(np.nan_to_num(out - ref_out, nan=1e30)) / np.linalg.norm(ref_out)
+                )
             worst = max(worst, row[1])
-            print(f"{kind:10s} {spread:7.0f} {row[0]:10.2e} {row[1]:10.2e} {row[2]:10.2e} {row[3]:10.2e} {slow / blocks:6.2f} {row[4]:10.2e} {row[5]:10.2e}")
+            print(
+                f"{kind:10s} {spread:7.0f} {row[0]:10.2e} {row[1]:10.2e} {row[2]:10.2e} {row[3]:10.2e} "
+                f"{slow / blocks:6.2f} {row[4]:10.2e} {row[5]:10.2e}"
+            )
     print(f"worst lean out error {worst:.2e} ({'inside' if worst <= 5e-3 else 'OUTSIDE'} the 5e-3 bound)")
 
 

@@ -81,8 +81,10 @@ def scorer_loop(body: list[tuple[int, str]]) -> tuple[int, int]:
         if t is None or t >= address or t not in index:
             continue
         span = [x for _, x in body[index[t] : i + 1]]
-        if any("HGMMA.64x64x16" in x for x in span) and any("HGMMA.64x128x16" in x for x in span) and any(
-            "MUFU.EX2" in x for x in span
+        if (
+            any("HGMMA.64x64x16" in x for x in span)
+            and any("HGMMA.64x128x16" in x for x in span)
+            and any("MUFU.EX2" in x for x in span)
         ):
             return index[t], i
     raise SystemExit("no loop with score MMAs, value MMAs and MUFU.EX2")
@@ -116,15 +118,18 @@ def report(name: str, body, take: set[int]) -> None:
     path = walk(body, start, end, take)
     classes = collections.Counter(opcode(t).split(".")[0] for _, t in path)
     top = ", ".join(f"{op} {n}" for op, n in classes.most_common(14))
-    print(f"{name}: loop {back - head + 1} instructions; softmax section {body[start][0]:#x}-{body[end][0]:#x}: "
-          f"{len(static)} static, {len(path)} on the path")
+    print(
+        f"{name}: loop {back - head + 1} instructions; softmax section "
+        f"{body[start][0]:#x}-{body[end][0]:#x}: {len(static)} static, {len(path)} on the path"
+    )
     print(f"    path classes: {top}")
     for address, text in static:
         t = target(text)
         if t is not None and text.startswith("@") and "BRA.DIV" not in text:
             skipped = sum(1 for a, _ in static if address < a < t) if t > address else None
+            what = f"skips {skipped}" if skipped is not None else "backward"
             mark = "taken" if address in take else "falls through"
-            print(f"    {address:#x}: {text[:40]:40s} -> {t:#x} ({'skips ' + str(skipped) if skipped is not None else 'backward'}; {mark})")
+            print(f"    {address:#x}: {text[:40]:40s} -> {t:#x} ({what}; {mark})")
 
 
 def main() -> None:
