@@ -18,18 +18,22 @@ log="$out/lean_check.ptxas.log"
 "$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo \
   -Xptxas -v -I ffi -I research/sm90 research/sm90/lean_check.cu -o "$out/lean_check" 2>"$log" || {
   echo "FAIL: lean_check does not compile (see $log)"; tail -20 "$log"; exit 1; }
-echo "build: $(($(date +%s) - start)) s"
 status=0
-for k in hp_kernel_old hp_kernel_lean; do
-  props=$(grep -A2 "Function properties for .*$k" "$log" | tr '\n' ' ')
-  echo "ptxas $k: $(echo "$props" | grep -oE '[0-9]+ bytes spill stores, [0-9]+ bytes spill loads')"
-  if echo "$props" | grep -qE '[1-9][0-9]* bytes spill (stores|loads)'; then
-    echo "FAIL: ptxas spills in $k"; status=1
+gates="$out/gates.txt"
+{
+  echo "build: $(($(date +%s) - start)) s"
+  for k in hp_kernel_old hp_kernel_lean; do
+    props=$(grep -A2 "Function properties for .*$k" "$log" | tr '\n' ' ')
+    echo "ptxas $k: $(echo "$props" | grep -oE '[0-9]+ bytes spill stores, [0-9]+ bytes spill loads')"
+    if echo "$props" | grep -qE '[1-9][0-9]* bytes spill (stores|loads)'; then
+      echo "FAIL: ptxas spills in $k"
+    fi
+  done
+  if grep -E "\(C75[0-9][0-9]\)" "$log" >/dev/null; then
+    echo "FAIL: ptxas serialized warpgroup MMAs (C75xx):"; grep -E "\(C75[0-9][0-9]\)" "$log" | head -3
   fi
-done
-if grep -E "\(C75[0-9][0-9]\).*hp_kernel" "$log" >/dev/null; then
-  echo "FAIL: ptxas serialized warpgroup MMAs (C75xx):"; grep -E "\(C75[0-9][0-9]\)" "$log" | head -3; status=1
-fi
+} | tee "$gates"
+grep -q "^FAIL" "$gates" && status=1
 objdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
 [ -z "$objdump" ] && [ -x "$(dirname "$(command -v "$nvcc")")/cuobjdump" ] && objdump="$(dirname "$(command -v "$nvcc")")/cuobjdump"
 if [ -n "$objdump" ]; then
@@ -41,7 +45,7 @@ fi
 {
   echo "lean softmax check, $(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
   nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
-  grep -E "^ptxas|^FAIL" "$out/lean_check.log" || true
+  cat "$gates"
   grep -E "^device:|^RESULT|^lean_check:" "$out/lean_check.log" | sed 's/^RESULT //'
   [ -f "$out/sass_softmax.txt" ] && head -4 "$out/sass_softmax.txt"
   echo "exit status: $status, $(($(date +%s) - start)) s"

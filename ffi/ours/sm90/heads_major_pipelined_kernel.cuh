@@ -667,7 +667,8 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             const int e = 4 * j + 2 * hi + k;
-            const float t = hp_fma_rz((acc[e] * pre[hi]) * (k ? s2.y : s2.x), post[hi], k ? e2.y : e2.x);
+            const float a = (acc[e] * pre[hi]) * (k ? s2.y : s2.x);
+            const float t = hp_fma_rz(a, post[hi], k ? e2.y : e2.x);
             acc[e] = t;
             z[hi] = j == 0 && k == 0 ? t : fmaxf(z[hi], t);
           }
@@ -681,6 +682,10 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
       // trails the block's largest score by at most the block's exponent spread (<= 90 on
       // the fast path): l stays below 2^(8 + 90) per candidate, far from fp32's range.
       const int4 range = *reinterpret_cast<const int4*>(tab + S::kTabRange);
+      // E_c << 23 of this thread's candidates 8 j + 2 q4, +1
+      auto exponent_bits = [&](int j) {
+        return *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+      };
       const int emin = min(range.x, range.y), emax = max(range.z, range.w);
       float m_new[2], b_new[2];
       int f_new[2];
@@ -695,7 +700,8 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         b_new[hi] = fmaxf(b_run[hi] + sh, z[hi] - mm);
         f_new[hi] = hp_exponent(b_new[hi]);
         // (|m| near the float range: t = v + E_c has lost E_c to rounding)
-        slow = slow || f_new[hi] - emin > kHpSpread || f_new[hi] - emax < -126 || !(fabsf(mm) < 0x1p126f);
+        slow = slow || f_new[hi] - emin > kHpSpread || f_new[hi] - emax < -126 ||
+               !(fabsf(mm) < 0x1p126f);
       }
       if (!__any_sync(~0u, slow)) {
         // Fast path: P' = 2^(t - m - F) by one ex2; p = P' 2^(F - E_c) exactly, an integer
@@ -716,7 +722,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         }
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-          const int2 b2 = *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+          const int2 b2 = exponent_bits(j);
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             float pk[2];
@@ -737,7 +743,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-          const int2 b2 = *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+          const int2 b2 = exponent_bits(j);
 #pragma unroll
           for (int k = 0; k < 2; ++k)
 #pragma unroll
@@ -764,7 +770,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         float y[2] = {-INFINITY, -INFINITY};
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-          const int2 b2 = *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+          const int2 b2 = exponent_bits(j);
 #pragma unroll
           for (int k = 0; k < 2; ++k)
 #pragma unroll
@@ -788,7 +794,7 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         }
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-          const int2 b2 = *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+          const int2 b2 = exponent_bits(j);
 #pragma unroll
           for (int hi = 0; hi < 2; ++hi) {
             float pk[2];
@@ -863,8 +869,8 @@ __device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, at_token, at_split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hp_exponent(b_run[hi])), lse2,
-                        bad, false);
+      store_head_at<16>(p, at_token, at_split, h0 + h, 128 * (2 + t2), 8, q4, v,
+                        pow2(hp_exponent(b_run[hi])), lse2, bad, false);
     }
   }
 }
