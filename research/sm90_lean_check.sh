@@ -46,8 +46,8 @@ fi
   echo "lean softmax check, $(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
   nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
   cat "$gates"
-  grep -E "^device:|^RESULT|^lean_check:" "$out/lean_check.log" | sed 's/^RESULT //'
-  [ -f "$out/sass_softmax.txt" ] && head -4 "$out/sass_softmax.txt"
+  grep -E "^device:|^RESULT|^FAIL|^lean_check:" "$out/lean_check.log" | sed 's/^RESULT //' || true
+  if [ -f "$out/sass_softmax.txt" ]; then head -4 "$out/sass_softmax.txt"; fi
   echo "exit status: $status, $(($(date +%s) - start)) s"
 } >"$out/summary.txt"
 echo "---- summary ($out/summary.txt)"
