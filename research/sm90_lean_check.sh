@@ -4,8 +4,11 @@
 # serialization advisory in the two kernels), checks both softmaxes against a float64
 # reference on hostile data (the lean one's slow path included), then times them at b=128
 # K=2048, 64 and 128 heads. Writes OUT/lean_check.log and OUT/summary.txt. ~1.5-3 min.
+# With LEAN_SELFTEST=1, then the selftest's pass 3 on the lean kernel (the lab's pipelined
+# slot: every 33-128-head hostile case, 656-byte rows, NaN/Inf, batch invariance) into
+# OUT/selftest/ (+3-5 min: the selftest's build).
 #
-# Usage: OUT=/some/dir bash research/sm90_lean_check.sh [--no-bench | --bench-only]
+# Usage: OUT=/some/dir [LEAN_SELFTEST=1] bash research/sm90_lean_check.sh [--no-bench | --bench-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/sm90_lean_check}
@@ -42,12 +45,19 @@ if [ -n "$objdump" ]; then
 fi
 
 "$out/lean_check" "$@" 2>&1 | tee "$out/lean_check.log" || status=$?
+if [ "${LEAN_SELFTEST:-0}" = 1 ]; then
+  research/sm90_selftest.sh "$out/selftest" --pipelined-check >"$out/selftest.txt" 2>&1 || status=$?
+fi
 {
   echo "lean softmax check, $(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
   nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
   cat "$gates"
   grep -E "^device:|^RESULT|^FAIL|^lean_check:" "$out/lean_check.log" | sed 's/^RESULT //' || true
   if [ -f "$out/sass_softmax.txt" ]; then head -4 "$out/sass_softmax.txt"; fi
+  if [ -f "$out/selftest.txt" ]; then
+    echo "selftest --pipelined-check (the lean kernel):"
+    sed -n '/^---- summary/,$p' "$out/selftest.txt"
+  fi
   echo "exit status: $status, $(($(date +%s) - start)) s"
 } >"$out/summary.txt"
 echo "---- summary ($out/summary.txt)"

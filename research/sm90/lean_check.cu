@@ -18,19 +18,10 @@
 #include <random>
 #include <vector>
 
-#include "lab_launch.cuh"
+#include "lab_launch.cuh"  // (lean_kernel.cuh: the two kernels)
 
 namespace sm90 = jax_glm_nope::sm90;
 namespace L = jax_glm_nope::layout;
-
-namespace jax_glm_nope::lab {
-__global__ void __launch_bounds__(sm90::kHpThreads, 1) hp_kernel_old(const sm90::SparseMlaParams p) {
-  sm90::hp_kernel_body<false>(p);
-}
-__global__ void __launch_bounds__(sm90::kHpThreads, 1) hp_kernel_lean(const sm90::SparseMlaParams p) {
-  sm90::hp_kernel_body<true>(p);
-}
-}  // namespace jax_glm_nope::lab
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -41,10 +32,8 @@ __global__ void __launch_bounds__(sm90::kHpThreads, 1) hp_kernel_lean(const sm90
     }                                                                                      \
   } while (0)
 
-static const sm90::KernelLaunch kOld = {jax_glm_nope::lab::hp_kernel_old, sm90::kHpThreads, sm90::HpSmem::kBytes,
-                                        sm90::kHpHeads};
-static const sm90::KernelLaunch kLean = {jax_glm_nope::lab::hp_kernel_lean, sm90::kHpThreads, sm90::HpSmem::kBytes,
-                                         sm90::kHpHeads};
+static const sm90::KernelLaunch& kOld = jax_glm_nope::lab::kHpOldLaunch;
+static const sm90::KernelLaunch& kLean = jax_glm_nope::lab::kHpLeanLaunch;
 
 static float e4m3_value(uint8_t c) {
   __nv_fp8_e4m3 v;

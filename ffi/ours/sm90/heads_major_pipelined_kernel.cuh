@@ -31,6 +31,10 @@
 // E_c); U_t = fp16(P' x fp16(f_t)); O in units of 2^F_h; l = sum 2^(v - m) in fp32. The
 // Horner ratios are divided to 2 ulp (__fdividef). NaN and Inf rules as the heads-major
 // kernel's (heads_major_kernel.cuh, whose score, probability and store helpers it uses).
+// The lean softmax (kHpLeanSoftmax) computes the same P' from t = v + E_c by one ex2 and
+// takes p = P' 2^(F - E_c) exactly (an exponent-field add); a block whose exponents span
+// more than 2^kHpSpread against a head's F, or whose scores come near the float range, takes
+// the two-exponential path instead (a warp vote), where one exponential cannot carry both.
 #pragma once
 
 #include "ours/sm90/heads_major_kernel.cuh"
@@ -233,8 +237,8 @@ __device__ __forceinline__ void hp_gather(const SparseMlaParams& p, int token, i
   }
 }
 
-// The lean softmax (hp_lean_softmax) in place of the two-exponential one: the shipped
-// kernel's choice (the lab builds both).
+// The shipped kernel's softmax: the lean one (one ex2 per element, hp_kernel_body<true>)
+// or the two-exponential one (false). The lab builds both (research/sm90/lean_kernel.cuh).
 constexpr bool kHpLeanSoftmax = false;
 
 // A head's log2-sum-exp from its running maximum m and sum l (units of 2^m): -inf for no
