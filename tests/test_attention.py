@@ -5,6 +5,7 @@ accuracy check (``jax_glm_nope.testing``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import jax
@@ -328,6 +329,37 @@ def test_long_splits_of_33_to_128_heads_on_hopper(batch_invariant, num_heads, da
     (9 or 17 blocks per split) and the invariant one (8), against float64 on the
     dequantized values, on wide-range, mixed-magnitude and shared-offset data."""
     case = jt.make_case(70 + num_heads + len(data), 32, num_heads, 2176, data=data, spread=100)
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(
+            q, pool, indices, case.sm_scale, implementation="cuda", batch_invariant=batch_invariant
+        )
+
+    out, lse = jax.jit(attend)(jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    jt.assert_accurate(
+        np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.sm90
+@pytest.mark.parametrize("num_heads", [64, 128])
+@pytest.mark.parametrize("batch_invariant", [False, True])
+def test_blocks_whose_scales_span_2_to_the_100_on_hopper(batch_invariant, num_heads):
+    """Half the rows with their tile scales times 2^-100, beside ordinary rows in every
+    64-candidate block and scored alike (their scores are ~0 nats, the ordinary rows' a few):
+    a block's exponents span ~2^100, past what one exponential per element can carry (the
+    small rows' probabilities, scaled to the block's largest exponent, would flush to zero
+    while their weight is ~1). 32 tokens of K = 2048, served by the pipelined heads-major
+    kernel (8 or more blocks per split, whose lean softmax sends such blocks to its
+    two-exponential path), against float64 on the dequantized values."""
+    case = jt.make_case(90 + num_heads, 32, num_heads, 2048, num_slots=32 * 2048 + 1, hostile=False)
+    pool = np.array(case.pool)
+    scales = pool[:, 512:528].copy().view("<f4")
+    small = np.random.default_rng(num_heads).random(len(pool)) < 0.5
+    scales[small] *= np.float32(2.0**-100)
+    pool[:, 512:528] = scales.view(np.uint8)
+    case = dataclasses.replace(case, pool=pool, label=case.label + " rows 2^-100 and 1")
 
     def attend(q, pool, indices):
         return jgn.sparse_mla(

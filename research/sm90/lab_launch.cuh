@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ours/sm90/sparse_mla_kernel.cuh"
+#include "lean_kernel.cuh"
 
 namespace jax_glm_nope::lab {
 
@@ -48,7 +49,7 @@ struct LabParams : sm90::SparseMlaParams {
 // true, true, {kernel, threads, smem bytes, heads per CTA}} with its header included above
 // (in namespace jax_glm_nope::lab). Empty when no study is open: answered candidates leave
 // their code to git history (README).
-constexpr const KernelSpec* kCandidate = nullptr;
+constexpr const KernelSpec* kCandidate = &kLeanCandidate;  // research/lean_softmax.md
 
 // The product kernel `name` for `heads` at any split length; above 32 heads, a kernel of
 // at most 32 heads per CTA runs its 32-head row, ceil(H / 32) CTAs per split.

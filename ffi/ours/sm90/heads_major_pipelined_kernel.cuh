@@ -31,6 +31,10 @@
 // E_c); U_t = fp16(P' x fp16(f_t)); O in units of 2^F_h; l = sum 2^(v - m) in fp32. The
 // Horner ratios are divided to 2 ulp (__fdividef). NaN and Inf rules as the heads-major
 // kernel's (heads_major_kernel.cuh, whose score, probability and store helpers it uses).
+// The lean softmax (kHpLeanSoftmax) computes the same P' from t = v + E_c by one ex2 and
+// takes p = P' 2^(F - E_c) exactly (an exponent-field add); a block whose exponents span
+// more than 2^kHpSpread against a head's F, or whose scores come near the float range, takes
+// the two-exponential path instead (a warp vote), where one exponential cannot carry both.
 #pragma once
 
 #include "ours/sm90/heads_major_kernel.cuh"
@@ -50,19 +54,22 @@ struct HpSmem {
   static constexpr int kSlots = kQ + kHpHeads * L::kHeadDim * 2;  // 3 slots; q rows before block 0
   static constexpr int kRaw = kSlots + kHpRing * kHpSlot;
   // Per block parity, the table (rows of 64 candidates): the Horner ratios r_a, r_b, r_c,
-  // E_c (-inf: inactive) and the last factor F1 2^E_c as floats (row 3 is unused: the
-  // layout the GPU checked, kept so); the tiles' scales g in fp16 [4][64] at kTabG16; the
-  // skipped-tile masks [64] int at kTabSkip.
-  static constexpr int kTabRa = 0, kTabRb = 1, kTabRc = 2, kTabE = 4, kTabLast = 5;
+  // E_c (-inf: inactive) and the last factor F1 2^E_c as floats; row 3 (the lean softmax
+  // only) E_c's exponent field E_c << 23 as an int (0: inactive); the tiles' scales g in
+  // fp16 [4][64] at kTabG16; the skipped-tile masks [64] int at kTabSkip; the lean
+  // softmax's range of the active E_c, per warp of the table's builders: min, min, max,
+  // max (int) at kTabRange.
+  static constexpr int kTabRa = 0, kTabRb = 1, kTabRc = 2, kTabBits = 3, kTabE = 4, kTabLast = 5;
   static constexpr int kTabG16 = 6 * 64 * 4;
   static constexpr int kTabSkip = kTabG16 + 4 * 64 * 2;
-  static constexpr int kTabBytes = kTabSkip + 64 * 4;
+  static constexpr int kTabRange = kTabSkip + 64 * 4;
+  static constexpr int kTabBytes = kTabRange + 16;
   static constexpr int kTab = kRaw + kHpRing * kHpRawStage;
   // P' [16 words][128 threads] and O's factor [2][128] (after the loop: l, m, F [6][128])
   static constexpr int kP = kTab + 2 * kTabBytes;
   static constexpr int kFlags = kP + 18 * 128 * 4;  // [3 raw stages][64] activity
   static constexpr int kFactor = kFlags + kHpRing * kBlockRows * 4;  // qpre, qpost [2][64]
-  static constexpr int kBad = kFactor + 2 * kHpHeads * 4;             // bad_head [64], bad_all
+  static constexpr int kBad = kFactor + 2 * kHpHeads * 4;  // bad_head [64], bad_all, place [3]
   static constexpr int kBars = (kBad + kHpHeads * 4 + 16 + 7) / 8 * 8;
   // full_raw[3], empty_raw[3], full_h[3], empty_h[3], full_p, empty_p, q_full
   static constexpr int kBytes = kBars + (4 * kHpRing + 3) * 8;
@@ -230,8 +237,34 @@ __device__ __forceinline__ void hp_gather(const SparseMlaParams& p, int token, i
   }
 }
 
-__global__ void __launch_bounds__(kHpThreads, 1)
-    sparse_mla_heads_major_pipelined_kernel(const SparseMlaParams p) {
+// The shipped kernel's softmax: the lean one (one ex2 per element, hp_kernel_body<true>)
+// or the two-exponential one (false). The lab builds both (research/sm90/lean_kernel.cuh).
+constexpr bool kHpLeanSoftmax = false;
+
+// A head's log2-sum-exp from its running maximum m and sum l (units of 2^m): -inf for no
+// active candidate; +inf once a score reached the float range (the lean softmax's scores
+// saturate at FLT_MAX, the two-exponential one's at +inf).
+__device__ __forceinline__ float hp_lse2(float m, float l) {
+  return l > 0.0f ? (m >= FLT_MAX ? INFINITY : m + log2f(l)) : -INFINITY;
+}
+
+// x y + z rounded toward zero: a sum past the float range saturates at +-FLT_MAX rather
+// than becoming +-inf (an active candidate's score is never -inf, the inactive mark).
+__device__ __forceinline__ float hp_fma_rz(float x, float y, float z) {
+  float d;
+  asm("fma.rz.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(x), "f"(y), "f"(z));
+  return d;
+}
+
+// The lean softmax's exactness bound: the fast path takes p = P' 2^(F - E_c) with P' =
+// 2^(v - m + E_c - F) from one ex2.approx.ftz. A weight that matters (p >= 2^-35 against
+// l >= 1) keeps P' >= 2^-(35 + kHpSpread) > 2^-126, a normal float, while F - E_c <=
+// kHpSpread; and 2^(F - E_c) is a normal float while F - E_c >= -126. A block with an
+// active candidate outside [F - kHpSpread, F + 126] for some head takes the slow path.
+constexpr int kHpSpread = 90;
+
+template <bool kLean>
+__device__ __forceinline__ void hp_kernel_body(const SparseMlaParams& p) {
   using S = HpSmem;
   extern __shared__ __align__(128) uint8_t smem[];
   uint8_t* const qhat = smem + S::kQ;
@@ -242,6 +275,9 @@ __global__ void __launch_bounds__(kHpThreads, 1)
   float* const qpost = qpre + kHpHeads;
   int* const bad_head = reinterpret_cast<int*>(smem + S::kBad);
   int* const bad_all = bad_head + kHpHeads;
+  // The epilogues' token, split and head count, kept here rather than in registers across
+  // the block loop: the consumers' loops use every register of their budget.
+  int* const place = bad_all + 1;
   uint64_t* const full_raw = reinterpret_cast<uint64_t*>(smem + S::kBars);
   uint64_t* const empty_raw = full_raw + kHpRing;
   uint64_t* const full_h = empty_raw + kHpRing;
@@ -270,6 +306,9 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     ptx::mbar_init(empty_p, kConsumerWarps);
     ptx::mbar_init(q_full, 1);
     *bad_all = 0;
+    place[0] = token;
+    place[1] = split;
+    place[2] = q_heads;
   }
   __syncthreads();
 
@@ -353,6 +392,18 @@ __global__ void __launch_bounds__(kHpThreads, 1)
           tf[S::kTabRc * 64 + c] = __fdividef(fc[0], fc[1]);
           tf[S::kTabE * 64 + c] = a ? float(e_c) : -INFINITY;
           tf[S::kTabLast * 64 + c] = fc[1] * pow2(e_c);  // the score's last factor (any sign)
+          if constexpr (kLean) {
+            // E_c's exponent field (0 for an inactive candidate: 2^F stays a normal float for
+            // any F) and the block's range of the active E_c (redux.sync per warp)
+            reinterpret_cast<int*>(tf)[S::kTabBits * 64 + c] = a ? e_c << 23 : 0;
+            const int lo = __reduce_min_sync(~0u, a ? e_c : 1024);
+            const int hi = __reduce_max_sync(~0u, a ? e_c : -1024);
+            if (lane == 0) {
+              int* const range = reinterpret_cast<int*>(tab + S::kTabRange);
+              range[c / 32] = lo;
+              range[2 + c / 32] = hi;
+            }
+          }
           __half* const tg = reinterpret_cast<__half*>(tab + S::kTabG16);
 #pragma unroll
           for (int t = 0; t < 4; ++t) tg[t * 64 + c] = g16[t];
@@ -419,16 +470,17 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     if (__any_sync(~0u, scale_bad) && lane == 0) atomicOr(bad_all, 1);
     ptx::all_consumers_sync<2>();  // WG0's l, m, F are in pbuf
     const bool any_bad = *bad_all != 0;
+    const int at_token = place[0], at_split = place[1], at_heads = place[2];
 #pragma unroll
     for (int hi = 0; hi < 2; ++hi) {
       const int h = 16 * w + g + 8 * hi;
-      if (h >= q_heads) continue;
+      if (h >= at_heads) continue;
       const float l = __uint_as_float(pbuf[(0 + hi) * 128 + tid]);
       const float m = __uint_as_float(pbuf[(2 + hi) * 128 + tid]);
       const int f = int(pbuf[(4 + hi) * 128 + tid]);
       const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
       const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad));
-      const float lse2 = l > 0.0f ? m + log2f(l) : -INFINITY;
+      const float lse2 = hp_lse2(m, l);
 #pragma unroll
       for (int t2 = 0; t2 < 2; ++t2) {
         float v[16][2];
@@ -437,7 +489,7 @@ __global__ void __launch_bounds__(kHpThreads, 1)
           v[j][0] = o[t2][4 * j + 2 * hi] * rl;
           v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
         }
-        store_head_at<16>(p, token, split, h0 + h, 128 * t2, 8, q4, v, pow2(f), lse2, bad,
+        store_head_at<16>(p, at_token, at_split, h0 + h, 128 * t2, 8, q4, v, pow2(f), lse2, bad,
                           t2 == 0 && q4 == 0);
       }
     }
@@ -513,95 +565,253 @@ __global__ void __launch_bounds__(kHpThreads, 1)
     // ---- scores in log2 units (e = 4 j + 2 hi + k: candidate 8 j + 2 q4 + k, head hi) ----
     const float pre[2] = {qpre[16 * w + g], qpre[16 * w + g + 8]};
     const float post[2] = {qpost[16 * w + g], qpost[16 * w + g + 8]};
-    float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float2 s2 = hp_lds2(tf + S::kTabLast * 64 + 8 * j + 2 * q4);  // F1 2^E_c (any sign)
-      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
-#pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const float s1 = k ? s2.y : s2.x;
-        const bool active = (k ? e2.y : e2.x) > -INFINITY;
-#pragma unroll
-        for (int hi = 0; hi < 2; ++hi) {
-          const int e = 4 * j + 2 * hi + k;
-          acc[e] = hm_score(acc[e], pre[hi], s1, post[hi], active);
-          mx[hi] = fmaxf(mx[hi], acc[e]);
-        }
-      }
-    }
-    float fac[2], mm[2], sh[2];
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi) {
-      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
-      mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
-      const float m_old = m_run[hi];
-      const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;
-      fac[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);  // corr, for now
-      sh[hi] = m_old == m ? 0.0f : m_old - m;
-      m_run[hi] = m;
-      mm[hi] = m == -INFINITY ? 0.0f : m;
-    }
-    // relative scores (in acc) and the bound of (v - m + E_c)
-    float y[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
-#pragma unroll
-      for (int k = 0; k < 2; ++k)
-#pragma unroll
-        for (int hi = 0; hi < 2; ++hi) {
-          const int e = 4 * j + 2 * hi + k;
-          const float v = acc[e];
-          const float rel = v == mm[hi] ? 0.0f : v - mm[hi];
-          acc[e] = rel;
-          y[hi] = fmaxf(y[hi], rel + (k ? e2.y : e2.x));
-        }
-    }
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi) {
-      y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 1));
-      y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 2));
-    }
-    float fneg[2];  // -F per head, new
-#pragma unroll
-    for (int hi = 0; hi < 2; ++hi) {
-      const int f_old = hp_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
-      const float bnd = fmaxf(b_run[hi] + sh[hi], y[hi]);
-      b_run[hi] = bnd;
-      const int f_new = hp_exponent(bnd);
-      const int d = f_old - f_new;
-      fneg[hi] = float(-f_new);
-      fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);  // (l takes corr alone, below)
-    }
-    // P' = 2^(rel + E_c - F) <= 1, packed per candidate pair: pp[2 j + hi]; the sums of p =
-    // 2^rel by their own exponential (from P' they would lose a candidate whose E_c is 2^126
-    // below the head's F: its values are negligible, its weight is not)
+    float fac[2];
     uint32_t pp[16];
-    float ps[2] = {0.0f, 0.0f};
+    if constexpr (!kLean) {
+      float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
-#pragma unroll
-      for (int hi = 0; hi < 2; ++hi) {
-        float pk[2];
+      for (int j = 0; j < 8; ++j) {
+        const float2 s2 = hp_lds2(tf + S::kTabLast * 64 + 8 * j + 2 * q4);  // F1 2^E_c (any sign)
+        const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);  // E_c, -inf: inactive
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
-          const float rel = acc[4 * j + 2 * hi + k];
-          const float ec = k ? e2.y : e2.x;
-          const float q = ptx::exp2_approx(rel + (ec + fneg[hi]));
-          pk[k] = q;
-          ps[hi] += ptx::exp2_approx(rel);
-        }
-        pp[2 * j + hi] = pack_f16x2(pk[0], pk[1]);
-      }
-    }
+          const float s1 = k ? s2.y : s2.x;
+          const bool active = (k ? e2.y : e2.x) > -INFINITY;
 #pragma unroll
-    for (int hi = 0; hi < 2; ++hi) {
-      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 1);
-      ps[hi] += __shfl_xor_sync(~0u, ps[hi], 2);
-      const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
-      l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
+          for (int hi = 0; hi < 2; ++hi) {
+            const int e = 4 * j + 2 * hi + k;
+            acc[e] = hm_score(acc[e], pre[hi], s1, post[hi], active);
+            mx[hi] = fmaxf(mx[hi], acc[e]);
+          }
+        }
+      }
+      float mm[2], sh[2];
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+        mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+        const float m_old = m_run[hi];
+        const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;
+        fac[hi] = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);  // corr, for now
+        sh[hi] = m_old == m ? 0.0f : m_old - m;
+        m_run[hi] = m;
+        mm[hi] = m == -INFINITY ? 0.0f : m;
+      }
+      // relative scores (in acc) and the bound of (v - m + E_c)
+      float y[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
+#pragma unroll
+        for (int k = 0; k < 2; ++k)
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) {
+            const int e = 4 * j + 2 * hi + k;
+            const float v = acc[e];
+            const float rel = v == mm[hi] ? 0.0f : v - mm[hi];
+            acc[e] = rel;
+            y[hi] = fmaxf(y[hi], rel + (k ? e2.y : e2.x));
+          }
+      }
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 1));
+        y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 2));
+      }
+      float fneg[2];  // -F per head, new
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        const int f_old = hp_exponent(b_run[hi]);  // (recomputed: a register fewer in the loop)
+        const float bnd = fmaxf(b_run[hi] + sh[hi], y[hi]);
+        b_run[hi] = bnd;
+        const int f_new = hp_exponent(bnd);
+        const int d = f_old - f_new;
+        fneg[hi] = float(-f_new);
+        fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);  // (l takes corr alone, below)
+      }
+      // P' = 2^(rel + E_c - F) <= 1, packed per candidate pair: pp[2 j + hi]; the sums of p =
+      // 2^rel by their own exponential (from P' they would lose a candidate whose E_c is 2^126
+      // below the head's F: its values are negligible, its weight is not)
+      float ps[2] = {0.0f, 0.0f};
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          float pk[2];
+#pragma unroll
+          for (int k = 0; k < 2; ++k) {
+            const float rel = acc[4 * j + 2 * hi + k];
+            const float ec = k ? e2.y : e2.x;
+            const float q = ptx::exp2_approx(rel + (ec + fneg[hi]));
+            pk[k] = q;
+            ps[hi] += ptx::exp2_approx(rel);
+          }
+          pp[2 * j + hi] = pack_f16x2(pk[0], pk[1]);
+        }
+      }
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        ps[hi] += __shfl_xor_sync(~0u, ps[hi], 1);
+        ps[hi] += __shfl_xor_sync(~0u, ps[hi], 2);
+        const float corr = sh[hi] == 0.0f ? 1.0f : ptx::exp2_approx(sh[hi]);
+        l_run[hi] = __fadd_rn(__fmul_rn(l_run[hi], corr), ps[hi]);
+      }
+    } else {
+      // The lean softmax. Pass 1: t = v + E_c in one rounding (v = the score in log2 units;
+      // the addend E_c is -inf for an inactive candidate, which masks it), and the maximum
+      // of t over the quad: one reduction round. v itself is not formed on the fast path.
+      float z[2];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float2 s2 = hp_lds2(tf + S::kTabLast * 64 + 8 * j + 2 * q4);  // F1 2^E_c (any sign)
+        const float2 e2 = hp_lds2(tf + S::kTabE * 64 + 8 * j + 2 * q4);     // E_c, -inf: inactive
+#pragma unroll
+        for (int k = 0; k < 2; ++k)
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) {
+            const int e = 4 * j + 2 * hi + k;
+            const float a = (acc[e] * pre[hi]) * (k ? s2.y : s2.x);
+            const float t = hp_fma_rz(a, post[hi], k ? e2.y : e2.x);
+            acc[e] = t;
+            z[hi] = j == 0 && k == 0 ? t : fmaxf(z[hi], t);
+          }
+      }
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        z[hi] = fmaxf(z[hi], __shfl_xor_sync(~0u, z[hi], 1));
+        z[hi] = fmaxf(z[hi], __shfl_xor_sync(~0u, z[hi], 2));
+      }
+      // The running maximum from z: max_c v >= z - max E_c, so m's candidate z - max E_c
+      // trails the block's largest score by at most the block's exponent spread (<= 90 on
+      // the fast path): l stays below 2^(8 + 90) per candidate, far from fp32's range.
+      const int4 range = *reinterpret_cast<const int4*>(tab + S::kTabRange);
+      // E_c << 23 of this thread's candidates 8 j + 2 q4, +1
+      auto exponent_bits = [&](int j) {
+        return *reinterpret_cast<const int2*>(tab + S::kTabBits * 256 + 4 * (8 * j + 2 * q4));
+      };
+      const int emin = min(range.x, range.y), emax = max(range.z, range.w);
+      float m_new[2], b_new[2];
+      int f_new[2];
+      bool slow = emax - emin > kHpSpread;
+#pragma unroll
+      for (int hi = 0; hi < 2; ++hi) {
+        const float m_old = m_run[hi];
+        const float c = z[hi] - float(emax);  // -inf: no active candidate in the block
+        m_new[hi] = c > m_old + kLazyMax ? c : m_old;
+        const float mm = m_new[hi] == -INFINITY ? 0.0f : m_new[hi];
+        const float sh = m_old == m_new[hi] ? 0.0f : m_old - m_new[hi];
+        b_new[hi] = fmaxf(b_run[hi] + sh, z[hi] - mm);
+        f_new[hi] = hp_exponent(b_new[hi]);
+        // (|m| near the float range: t = v + E_c has lost E_c to rounding)
+        slow = slow || f_new[hi] - emin > kHpSpread || f_new[hi] - emax < -126 ||
+               !(fabsf(mm) < 0x1p126f);
+      }
+      if (!__any_sync(~0u, slow)) {
+        // Fast path: P' = 2^(t - m - F) by one ex2; p = P' 2^(F - E_c) exactly, an integer
+        // add of exponent fields and one FFMA into this thread's share of l.
+        float kneg[2];
+        int fbits[2];
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const float m_old = m_run[hi];
+          const float corr = m_old == m_new[hi] ? 1.0f : ptx::exp2_approx(m_old - m_new[hi]);
+          const int d = hp_exponent(b_run[hi]) - f_new[hi];
+          fac[hi] = corr * pow2(d / 2) * pow2(d - d / 2);
+          l_run[hi] *= corr;
+          m_run[hi] = m_new[hi];
+          b_run[hi] = b_new[hi];
+          kneg[hi] = -(m_new[hi] == -INFINITY ? 0.0f : m_new[hi]) - float(f_new[hi]);
+          fbits[hi] = (127 + f_new[hi]) << 23;
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int2 b2 = exponent_bits(j);
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) {
+            float pk[2];
+#pragma unroll
+            for (int k = 0; k < 2; ++k) {
+              const float q = ptx::exp2_approx(acc[4 * j + 2 * hi + k] + kneg[hi]);
+              pk[k] = q;
+              l_run[hi] = fmaf(q, __int_as_float(fbits[hi] - (k ? b2.y : b2.x)), l_run[hi]);
+            }
+            pp[2 * j + hi] = pack_f16x2(pk[0], pk[1]);
+          }
+        }
+      } else {
+        // Slow path: the two-exponential softmax on v = t - E_c, with the block's own
+        // maximum of v (an exponent spread past 2^90, or scores near the float range). p by
+        // its own exponential: from P' it would lose a candidate whose E_c is far below F
+        // (its values are negligible, its weight is not).
+        float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int2 b2 = exponent_bits(j);
+#pragma unroll
+          for (int k = 0; k < 2; ++k)
+#pragma unroll
+            for (int hi = 0; hi < 2; ++hi) {
+              const int e = 4 * j + 2 * hi + k;
+              acc[e] -= float((k ? b2.y : b2.x) >> 23);  // v (an inactive one: -inf - 0)
+              mx[hi] = fmaxf(mx[hi], acc[e]);
+            }
+        }
+        float mm[2], fneg[2];
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 1));
+          mx[hi] = fmaxf(mx[hi], __shfl_xor_sync(~0u, mx[hi], 2));
+          const float m_old = m_run[hi];
+          const float m = mx[hi] > m_old + kLazyMax ? mx[hi] : m_old;
+          const float corr = m_old == m ? 1.0f : ptx::exp2_approx(m_old - m);
+          fac[hi] = corr;
+          l_run[hi] *= corr;
+          b_new[hi] = b_run[hi] + (m_old == m ? 0.0f : m_old - m);  // b_run shifted
+          m_run[hi] = m;
+          mm[hi] = m == -INFINITY ? 0.0f : m;
+        }
+        float y[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int2 b2 = exponent_bits(j);
+#pragma unroll
+          for (int k = 0; k < 2; ++k)
+#pragma unroll
+            for (int hi = 0; hi < 2; ++hi) {
+              const int e = 4 * j + 2 * hi + k;
+              const float rel = acc[e] == mm[hi] ? 0.0f : acc[e] - mm[hi];
+              acc[e] = rel;
+              y[hi] = fmaxf(y[hi], rel + float((k ? b2.y : b2.x) >> 23));
+            }
+        }
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 1));
+          y[hi] = fmaxf(y[hi], __shfl_xor_sync(~0u, y[hi], 2));
+          const int f_old = hp_exponent(b_run[hi]);
+          b_run[hi] = fmaxf(b_new[hi], y[hi]);
+          const int f = hp_exponent(b_run[hi]);
+          const int d = f_old - f;
+          fac[hi] = fac[hi] * pow2(d / 2) * pow2(d - d / 2);
+          fneg[hi] = float(-f);
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int2 b2 = exponent_bits(j);
+#pragma unroll
+          for (int hi = 0; hi < 2; ++hi) {
+            float pk[2];
+#pragma unroll
+            for (int k = 0; k < 2; ++k) {
+              const float rel = acc[4 * j + 2 * hi + k];
+              pk[k] = ptx::exp2_approx(rel + (float((k ? b2.y : b2.x) >> 23) + fneg[hi]));
+              l_run[hi] += ptx::exp2_approx(rel);
+            }
+            pp[2 * j + hi] = pack_f16x2(pk[0], pk[1]);
+          }
+        }
+      }
     }
     hp_rescale(o, fac);
 #pragma unroll
@@ -629,6 +839,13 @@ __global__ void __launch_bounds__(kHpThreads, 1)
   }
 #pragma unroll
   for (int t2 = 0; t2 < 2; ++t2) ptx::fence_regs(o[t2]);
+  if constexpr (kLean) {  // l over the quad, once per split
+#pragma unroll
+    for (int hi = 0; hi < 2; ++hi) {
+      l_run[hi] += __shfl_xor_sync(~0u, l_run[hi], 1);
+      l_run[hi] += __shfl_xor_sync(~0u, l_run[hi], 2);
+    }
+  }
   // l, m, F to WG1 through pbuf, once it has read the last P'
   ptx::mbar_wait(empty_p, (uint32_t(nblocks) & 1u) ^ 1u);
 #pragma unroll
@@ -639,14 +856,15 @@ __global__ void __launch_bounds__(kHpThreads, 1)
   }
   ptx::all_consumers_sync<2>();
   const bool any_bad = *bad_all != 0;
+  const int at_token = place[0], at_split = place[1], at_heads = place[2];
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) {
     const int h = 16 * w + g + 8 * hi;
-    if (h >= q_heads) continue;
+    if (h >= at_heads) continue;
     const float l = l_run[hi];
     const float rl = l > 0.0f ? __fdiv_rn(1.0f, l) : 0.0f;
     const bool bad = isnan(l) || (l > 0.0f && (bad_head[h] != 0 || any_bad));
-    const float lse2 = l > 0.0f ? m_run[hi] + log2f(l) : -INFINITY;
+    const float lse2 = hp_lse2(m_run[hi], l);
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2) {
       float v[16][2];
@@ -655,10 +873,15 @@ __global__ void __launch_bounds__(kHpThreads, 1)
         v[j][0] = o[t2][4 * j + 2 * hi] * rl;
         v[j][1] = o[t2][4 * j + 2 * hi + 1] * rl;
       }
-      store_head_at<16>(p, token, split, h0 + h, 128 * (2 + t2), 8, q4, v, pow2(hp_exponent(b_run[hi])), lse2,
-                        bad, false);
+      store_head_at<16>(p, at_token, at_split, h0 + h, 128 * (2 + t2), 8, q4, v,
+                        pow2(hp_exponent(b_run[hi])), lse2, bad, false);
     }
   }
+}
+
+__global__ void __launch_bounds__(kHpThreads, 1)
+    sparse_mla_heads_major_pipelined_kernel(const SparseMlaParams p) {
+  hp_kernel_body<kHpLeanSoftmax>(p);
 }
 
 }  // namespace jax_glm_nope::sm90
