@@ -120,6 +120,40 @@ def test_where_no_kernel_serves_the_query_raises_what_lowering_the_call_raises(m
     assert _kernels(record, _attend("reference"), _args(8, 64, 2176)) == set()
 
 
+@pytest.mark.parametrize(
+    ("record", "tokens", "implementation", "options"),
+    [
+        (H200, 1, None, {}),
+        (H200, 64, None, {}),
+        (H200, 8, "pallas", {}),
+        (H200, 8, None, {"batch_invariant": True}),
+        (SM120, 8, None, {}),
+        (L40S, 8, "reference", {}),
+    ],
+)
+def test_the_query_formats_the_calls_decision(record, tokens, implementation, options):
+    """What the query prints is the record the call decides with, field by field."""
+    choice = jgn.sparse_mla_implementation(
+        tokens, 64, 2176, device=record, implementation=implementation, **options
+    )
+    shapes = _shapes(tokens, 64, 2176)
+    with jgn.lowering_for(record):
+        decision = dispatch.decide("sparse_mla", implementation, shapes, options)
+    assert decision.device == record and decision.lowering
+    assert (choice.implementation, choice.serving, choice.forced_by) == (
+        decision.implementation,
+        decision.serving,
+        decision.forced_by,
+    )
+    assert dict(choice.reasons) == dict(decision.reasons)
+
+
+def _shapes(tokens, heads, candidates):
+    from jax_glm_nope.implementations import Shapes
+
+    return Shapes(tokens, heads, candidates, 528, 1)
+
+
 def test_choices_compare_and_hash_by_value():
     first = jgn.sparse_mla_implementation(1, 64, 2176, device=H200)
     again = jgn.sparse_mla_implementation(1, 64, 2176, device=H200)

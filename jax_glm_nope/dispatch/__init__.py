@@ -26,13 +26,13 @@ none importing a later one:
 
 - :mod:`.table`: the entries, their thresholds, and the environment switch;
 - :mod:`.keywords`: the keywords a call may pass;
-- :mod:`.decide`: one pass over the table makes a :class:`Decision`;
+- :mod:`.decision`: one pass over the table makes a :class:`Decision`;
 - :mod:`.lowering`: running a decision, per platform where that matters.
 """
 
 from __future__ import annotations
 
-from .decide import Decision, decide
+from .decision import Decision, decide
 from .keywords import keywords
 from .lowering import call
 from .table import (

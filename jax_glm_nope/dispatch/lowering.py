@@ -1,4 +1,4 @@
-"""Running a :class:`~.decide.Decision`: the call as it is, or lowered per platform.
+"""Running a :class:`~.decision.Decision`: the call as it is, or lowered per platform.
 
 - For a device being lowered for (:func:`jax_glm_nope.lowering_for`), the automatic
   choice is the decision's for the decision's platform, the table's last entry (plain
@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from .. import per_platform, unresolved
 from ..implementations import Shapes, batching
 from ..layout import HEAD_DIM
-from .decide import CPU, Decision, again, decide
+from .decision import CPU, Decision, again, decide
 
 
 def call(operation: str, requested: str | None, shapes: Shapes, args: tuple, options: dict, **scalars):

@@ -3,7 +3,7 @@ environment that forces or disables an entry.
 
 Each :class:`Entry` names an implementation module; the module answers whether it can
 run on a device and serve a call's shapes (:mod:`jax_glm_nope.implementations`). Which
-entry serves a call is decided once, by :mod:`.decide`.
+entry serves a call is decided once, by :mod:`.decision`.
 """
 
 from __future__ import annotations
