@@ -156,7 +156,9 @@ def _pass(operation, requested, shapes, options, device, switched, lowering, for
         chosen = by_name[name]
         if chosen.unsupported is not None:
             # The advice of what to use instead comes from this table, not from the kernels.
-            instead = [a.entry.name for a in answers if a is not chosen and not a.disabled and not a.plain]
+            instead = [
+                a.entry.name for a in answers if a is not chosen and not a.disabled and a.plain is None
+            ]
             raise ValueError(
                 f"implementation={name!r} cannot serve this call on {device.describe()}: "
                 f"{chosen.unsupported}. Implementations that serve it here: {', '.join(instead)}"
