@@ -19,8 +19,7 @@ from .native.targets import register_ffi_targets
 from .planner import capacity
 from .ragged import RaggedInputs, ragged_inputs
 from .validate import MAX_HEADS, MAX_TOKENS
-
-__version__ = "0.2.0.dev0"
+from .version import __version__ as __version__
 
 __all__ = [
     "COMPACT",

@@ -14,6 +14,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from . import dispatch, quant, validate
+from .candidates import last_writer_only
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import RowFormat
@@ -146,5 +147,8 @@ def write_kv(
     shapes = Shapes(num_tokens, 0, 0, fmt.bytes_per_token, num_slots)
     pool = jnp.asarray(pool)
     pool2d = jnp.reshape(pool, (num_slots, fmt.bytes_per_token))
-    args = (pool2d, jnp.asarray(latent), jnp.asarray(slots))
+    # Each slot named once, by the last row naming it (no scatter orders duplicates the
+    # same way: the H200's interleaves them): every implementation stores what it gets.
+    slots = last_writer_only(jnp.asarray(slots), num_slots)
+    args = (pool2d, jnp.asarray(latent), slots)
     return jnp.reshape(dispatch.call("write_kv", implementation, shapes, args, options), pool.shape)

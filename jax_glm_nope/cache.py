@@ -196,8 +196,9 @@ def _check_block_tables(block_tables, token_req, num_tokens: int, page_size) -> 
     return validate.check_page_size(page_size)
 
 
-def _slots(block_tables, positions, token_req, page_size: int) -> jax.Array:
-    """The vLLM rule on any ``[T, ...]`` positions; every invalid entry gives -1."""
+def paged_slots(block_tables, positions, token_req, page_size: int) -> jax.Array:
+    """The vLLM rule on any ``[T, ...]`` positions, unchecked (the callers validate); every
+    invalid entry gives -1."""
     block_tables = jnp.asarray(block_tables)
     positions = jnp.asarray(positions)
     num_requests, max_blocks = block_tables.shape
@@ -228,7 +229,7 @@ def block_tables_to_slots(
     validate.check_rank(positions, "positions", (1,), "[T]")
     num_tokens = int(np.shape(positions)[0])
     page_size = _check_block_tables(block_tables, token_req, num_tokens, page_size)
-    return _slots(block_tables, positions, token_req, page_size)
+    return paged_slots(block_tables, positions, token_req, page_size)
 
 
 def block_tables_to_candidate_slots(
@@ -244,7 +245,7 @@ def block_tables_to_candidate_slots(
     validate.check_rank(positions, "positions", (2,), "[T, C]")
     num_tokens = int(np.shape(positions)[0])
     page_size = _check_block_tables(block_tables, token_req, num_tokens, page_size)
-    return _slots(block_tables, positions, token_req, page_size)
+    return paged_slots(block_tables, positions, token_req, page_size)
 
 
 def stacked_slots(slots: ArrayLike, layer: ArrayLike, slots_per_layer: int) -> jax.Array:

@@ -1,23 +1,23 @@
-"""Which implementation serves a call, and why: the dispatch table asked without a call.
+"""Which implementation serves a call, and why: the dispatch decision made without a call.
 
 :func:`sparse_mla_implementation` and :func:`write_kv_implementation` take the shapes of
-a call (ints, no arrays) and a :class:`~jax_glm_nope.Device` record, and answer what
-``implementation=None`` (or a named implementation) would do there, through the same
-function the call uses: on a machine without that device too (a CPU host planning for
-an H200), and without loading or building the native library for a device that is not
-this process's own.
+a call (ints, no arrays) and a :class:`~jax_glm_nope.Device` record, make the decision
+the call makes (:func:`jax_glm_nope.dispatch.decide`) and format it: on a machine
+without that device too (a CPU host planning for an H200), and without loading or
+building the native library for a device that is not this process's own. What the call
+would raise, the query raises.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from . import device as device_mod
-from . import dispatch, environment, validate
+from . import dispatch, validate
 from .device import Device
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
+from .dispatch.lowering import own_platform_refusal
 from .implementations import Shapes
 from .layout import COMPACT, RowFormat
 
@@ -34,7 +34,8 @@ class Choice:
     implementation of the table, why it is not the one: it cannot serve (the sentence
     the call's error would give), the environment disables it, or it serves but
     ``implementation=None`` takes another at these shapes. ``forced_by``: the
-    environment variable and value that forced the choice, or None.
+    environment variable and value that forced the choice, or None. Choices compare
+    and hash by value.
     """
 
     operation: str
@@ -50,6 +51,10 @@ class Choice:
             lines[0] += f" (forced by {self.forced_by})"
         lines += [f"  {name}: {reason}" for name, reason in self.reasons.items()]
         return "\n".join(lines)
+
+    def __hash__(self) -> int:  # reasons is a read-only mapping, which has no hash of its own
+        fields = (self.operation, self.implementation, self.device, self.serving, self.forced_by)
+        return hash((*fields, tuple(self.reasons.items())))
 
 
 def sparse_mla_implementation(
@@ -72,9 +77,12 @@ def sparse_mla_implementation(
     :func:`~jax_glm_nope.lowering_for`'s inside that context). ``implementation``,
     ``batch_invariant`` and ``interpret`` are the call's. ``row_bytes`` (528/656 or a
     ``RowFormat``) and ``num_slots`` describe the pool: only a pool of 2-4 GiB changes
-    the choice. Raises exactly what the call would raise for these shapes (a named
-    implementation that cannot serve them: a ``ValueError`` naming the device and why);
-    the environment switch ``JAX_GLM_NOPE_SPARSE_MLA`` is read now, as at a trace.
+    the choice. Raises exactly what the call would raise for these shapes: for a named
+    implementation that cannot serve them, a ``ValueError`` naming the device and why;
+    for another machine's GPU that no kernel serves (an A100, or every kernel disabled),
+    the error that lowering the call for it gives, since a GPU artifact never carries
+    the plain-jnp reference unless it is named. The environment switch
+    ``JAX_GLM_NOPE_SPARSE_MLA`` is read now, as at a trace.
     """
     num_tokens = validate.check_static_int(num_tokens, "num_tokens", 0)
     if num_tokens > validate.MAX_TOKENS:
@@ -125,55 +133,20 @@ def _choice(
 ) -> Choice:
     if device is not None and not isinstance(device, Device):
         raise TypeError(f"device: expected None or a jax_glm_nope.Device, got {type(device).__name__}")
-    if device is None:
-        return _choose(operation, requested, shapes, options, device_mod.current())
-    if device_mod.lowering_target() is None and device == device_mod.local():
-        return _choose(operation, requested, shapes, options, device)  # its library must load here
-    # Another machine's device: answered as when lowering for it (its native library is
-    # that machine's, never built or loaded here).
-    with device_mod.lowering_for(device):
-        return _choose(operation, requested, shapes, options, device)
-
-
-def _choose(operation: str, requested: str | None, shapes: Shapes, options: dict, device: Device) -> Choice:
-    name, _ = dispatch.choose(operation, requested, shapes, options, device)
-    switch = environment.switch(operation, dispatch.names(operation))
-    forced_by = switch.source() if requested is None and switch.forced is not None else None
-    automatic = requested is None and forced_by is None
-    serving: list[str] = []
-    reasons: dict[str, str] = {}
-    for entry in dispatch.TABLES[operation]:
-        if entry.name in switch.disabled:
-            reasons[entry.name] = f"disabled by {switch.source()}"
-            continue
-        untaken = sorted(set(options) - set(entry.load().OPTIONS))
-        if untaken:
-            reasons[entry.name] = f"does not take {', '.join(f'{key}={options[key]!r}' for key in untaken)}"
-            continue
-        reason = dispatch.unsupported(operation, entry.name, device, shapes, **options)
-        if reason is not None:
-            reasons[entry.name] = reason
-            continue
-        serving.append(entry.name)
-        if entry.name == name:
-            continue
-        automatic_options = {**dispatch.AUTO_OPTIONS[operation], **options}
-        if forced_by is not None:
-            reasons[entry.name] = f"serves this call, but {forced_by} forces {name}"
-        elif not automatic:
-            reasons[entry.name] = f"serves this call, but implementation={name!r} is named"
-        elif not options and not entry.automatic(shapes):
-            when = entry.auto_when or "at other shapes"
-            reasons[entry.name] = f"serves this call when named; implementation=None takes it {when}"
-        elif auto := dispatch.unsupported(operation, entry.name, device, shapes, **automatic_options):
-            reasons[entry.name] = f"serves this call when named; implementation=None does not take it: {auto}"
-        else:
-            reasons[entry.name] = f"serves this call, but {name} comes first in the table"
+    # Another machine's device is answered as when lowering for it: its native library is
+    # that machine's, never built or loaded here, and a GPU artifact never embeds the
+    # plain-jnp reference silently.
+    another_machine = device is not None and device != device_mod.local()
+    lowering = device_mod.lowering_target() is not None or another_machine
+    decision = dispatch.decide(operation, requested, shapes, options, device, lowering=lowering)
+    refusal = own_platform_refusal(decision)
+    if refusal is not None:
+        raise ValueError(refusal)
     return Choice(
-        operation=operation,
-        implementation=name,
-        device=device,
-        serving=tuple(serving),
-        reasons=MappingProxyType(reasons),
-        forced_by=forced_by,
+        operation=decision.operation,
+        implementation=decision.implementation,
+        device=decision.device,
+        serving=decision.serving,
+        reasons=decision.reasons,
+        forced_by=decision.forced_by,
     )

@@ -106,7 +106,7 @@ def _implementations(here) -> dict[str, dict]:
             )
         variable = environment.variable(operation)
         try:
-            chosen, _ = dispatch.choose(operation, None, None, {}, here)
+            chosen = dispatch.decide(operation, None, None, {}, here).implementation
         except (TypeError, ValueError) as err:  # a switch in the environment that cannot serve here
             chosen = f"error: {err}"
         report[operation] = {

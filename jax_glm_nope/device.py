@@ -166,8 +166,9 @@ def current() -> Device:
 
 
 def is_local(device: Device) -> bool:
-    """Whether ``device`` is this process's own (its native library must then load)."""
-    return lowering_target() is None or device == local()
+    """Whether ``device`` is this process's own (its native library must then load): a
+    record of another machine, named to :func:`lowering_for` or asked about, is not."""
+    return device == local()
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ import numpy as np
 from jax.extend import core as jex_core
 from jax.interpreters import ad, batching, mlir
 
-from .implementations.batching import with_varying_axes
+from . import mesh_axes
 
 # The platforms a lowering rule is registered for (jax's lowering names); any other
 # platform reaches the default rule, which refuses.
@@ -68,30 +68,21 @@ def _specs(args):
     return [jax.ShapeDtypeStruct(jax.numpy.shape(a), jax.numpy.result_type(a)) for a in args]
 
 
-def _varying(aval) -> frozenset:
-    """The mesh axes a value of ``aval`` varies over inside ``shard_map``."""
-    axes = getattr(aval, "vma", None)  # spelled ``vma`` by some jax releases
-    if axes is None:
-        axes = getattr(getattr(aval, "manual_axis_type", None), "varying", None)
-    return frozenset(axes or ())
-
-
 @_per_platform_p.def_abstract_eval
 def _abstract_eval(*avals, branches, refusal):
     del refusal
     outs = list(branches[0].jaxpr.out_avals)
     # Inside shard_map the results vary over the operands' mesh axes (call() gives every
     # operand their union), so that a derivative's cotangents are never summed over them.
-    axes = frozenset().union(*map(_varying, avals))
+    axes = frozenset().union(*map(mesh_axes.of_aval, avals))
     if not axes:
         return outs
-    like = next(a for a in avals if _varying(a) == axes)  # every operand, after call()
+    like = next(a for a in avals if mesh_axes.of_aval(a) == axes)  # every operand, after call()
     mesh = like.sharding.mesh
-    mesh_axes = {"vma": like.vma} if hasattr(like, "vma") else {"manual_axis_type": like.manual_axis_type}
     return [
         out.update(
             sharding=jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*[None] * out.ndim)),
-            **mesh_axes,
+            **mesh_axes.type_keywords(like),
         )
         for out in outs
     ]
@@ -242,7 +233,7 @@ def call(
         return flattened
 
     functions = {p: flat(fn) for p, fn in branches.items()}
-    outs = with_varying_axes(lambda *xs: _bind(xs, functions, contexts, refusal))(*args)
+    outs = mesh_axes.with_varying_axes(lambda *xs: _bind(xs, functions, contexts, refusal))(*args)
     (tree, *others) = trees.values()
     assert all(other == tree for other in others), "branches differ in type"
     return jax.tree.unflatten(tree, outs)

@@ -24,7 +24,7 @@ from jax import export
 from jax.typing import ArrayLike
 
 from . import validate
-from .cache import _slots
+from .cache import paged_slots
 from .candidates import pad_candidates
 
 
@@ -183,7 +183,7 @@ def _table(block_tables, page_size, req_to_token, req_pool_indices, num_req: int
             )
         page_size = validate.check_page_size(page_size)
         pages = jnp.asarray(block_tables)
-        return lambda positions, token_req: _slots(pages, positions, token_req, page_size)
+        return lambda positions, token_req: paged_slots(pages, positions, token_req, page_size)
     if page_size is not None:
         raise TypeError("page_size: only with block_tables= (req_to_token already names slots)")
     if req_pool_indices is not None and req_to_token is None:

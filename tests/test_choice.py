@@ -93,9 +93,74 @@ def test_the_query_says_why_not_the_others():
     text = str(below)
     assert text.startswith("sparse_mla: pallas serves this call on NVIDIA H200, compute capability 9.0")
     assert all(f"  {name}: {reason}" in text for name, reason in below.reasons.items())
-    old = jgn.sparse_mla_implementation(64, 16, 2176, device=A100)
+    old = jgn.sparse_mla_implementation(64, 16, 2176, device=A100, implementation="reference")
     assert old.implementation == "reference" and old.serving == ("reference",)
     assert "compute capability 8.9 or newer" in old.reasons["pallas"]
+
+
+@pytest.mark.parametrize(
+    ("record", "switch"), [(A100, None), (H200, "-cuda,-pallas")], ids=["no-kernel", "kernels-disabled"]
+)
+def test_where_no_kernel_serves_the_query_raises_what_lowering_the_call_raises(monkeypatch, record, switch):
+    """A GPU artifact never carries the reference unless it is named, so the automatic
+    choice for a GPU no kernel serves is the call's lowering error, asked or lowered."""
+    if switch is not None:
+        monkeypatch.setenv("JAX_GLM_NOPE_SPARSE_MLA", switch)
+    with pytest.raises(ValueError) as queried:
+        jgn.sparse_mla_implementation(8, 64, 2176, device=record)
+    with pytest.raises(ValueError) as called:
+        _kernels(record, _attend(), _args(8, 64, 2176))
+    assert str(queried.value) == str(called.value)
+    assert "no kernel serves that device" in str(queried.value)
+    with jgn.lowering_for(record), pytest.raises(ValueError) as inside:
+        jgn.sparse_mla_implementation(8, 64, 2176)
+    assert str(inside.value) == str(called.value)
+    named = jgn.sparse_mla_implementation(8, 64, 2176, device=record, implementation="reference")
+    assert named.implementation == "reference"  # named, it is embedded
+    assert _kernels(record, _attend("reference"), _args(8, 64, 2176)) == set()
+
+
+@pytest.mark.parametrize(
+    ("record", "tokens", "implementation", "options"),
+    [
+        (H200, 1, None, {}),
+        (H200, 64, None, {}),
+        (H200, 8, "pallas", {}),
+        (H200, 8, None, {"batch_invariant": True}),
+        (SM120, 8, None, {}),
+        (L40S, 8, "reference", {}),
+    ],
+)
+def test_the_query_formats_the_calls_decision(record, tokens, implementation, options):
+    """What the query prints is the record the call decides with, field by field."""
+    choice = jgn.sparse_mla_implementation(
+        tokens, 64, 2176, device=record, implementation=implementation, **options
+    )
+    shapes = _shapes(tokens, 64, 2176)
+    with jgn.lowering_for(record):
+        decision = dispatch.decide("sparse_mla", implementation, shapes, options)
+    assert decision.device == record and decision.lowering
+    assert (choice.implementation, choice.serving, choice.forced_by) == (
+        decision.implementation,
+        decision.serving,
+        decision.forced_by,
+    )
+    assert dict(choice.reasons) == dict(decision.reasons)
+
+
+def _shapes(tokens, heads, candidates):
+    from jax_glm_nope.implementations import Shapes
+
+    return Shapes(tokens, heads, candidates, 528, 1)
+
+
+def test_choices_compare_and_hash_by_value():
+    first = jgn.sparse_mla_implementation(1, 64, 2176, device=H200)
+    again = jgn.sparse_mla_implementation(1, 64, 2176, device=H200)
+    other = jgn.sparse_mla_implementation(64, 64, 2176, device=H200)
+    assert first == again and hash(first) == hash(again) and first != other
+    assert len({first, again, other}) == 2
+    assert {first: "cached"}[again] == "cached"
 
 
 def test_the_query_takes_the_calls_options():
@@ -156,8 +221,13 @@ def test_the_pool_size_reaches_the_table(monkeypatch):
 
     monkeypatch.setattr(pallas, "LARGE_POOLS_UNSUPPORTED", "no 64-bit offsets in this jax")
     small = jgn.sparse_mla_implementation(1, 16, 2176, device=L40S, num_slots=2**20)
-    large = jgn.sparse_mla_implementation(1, 16, 2176, device=L40S, num_slots=6_000_000)  # 2.95 GiB
-    assert small.implementation == "pallas" and large.implementation == "reference"
+    assert small.implementation == "pallas"
+    # 2.95 GiB: no kernel serves it on the L40S, and the reference is embedded only if named
+    with pytest.raises(ValueError, match=r"no kernel serves that device .*pallas: .*2-4 GiB"):
+        jgn.sparse_mla_implementation(1, 16, 2176, device=L40S, num_slots=6_000_000)
+    large = jgn.sparse_mla_implementation(
+        1, 16, 2176, device=L40S, num_slots=6_000_000, implementation="reference"
+    )
     assert "2-4 GiB" in large.reasons["pallas"]
 
 
@@ -205,7 +275,8 @@ def test_disabling_cuda_hands_the_call_to_the_next(monkeypatch):
         match=r"no kernel serves that device .*cuda: disabled by JAX_GLM_NOPE_SPARSE_MLA; pallas: disabled",
     ):
         _kernels(H200, _attend(), args)  # never the reference in a GPU artifact, silently
-    assert jgn.sparse_mla_implementation(64, 16, 64, device=H200).implementation == "reference"
+    with pytest.raises(ValueError, match=r"no kernel serves that device .*cuda: disabled"):
+        jgn.sparse_mla_implementation(64, 16, 64, device=H200)  # the query raises it too
 
 
 def test_forcing_an_implementation_is_naming_it(monkeypatch):

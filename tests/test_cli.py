@@ -111,7 +111,7 @@ def test_cli_info_json_reports_the_device_implementations_and_native_parts(capsy
             reason = dispatch.unsupported(operation, entry["name"], here, None, **options)
             assert entry["reason"] == reason and entry["serves"] == (reason is None)
             assert entry["auto"] in ("yes", "by shape")
-        assert report["automatic"] == dispatch.choose(operation, None, None, {}, here)[0]
+        assert report["automatic"] == dispatch.decide(operation, None, None, {}, here).implementation
     native = data["native"]
     try:
         nvcc = toolchain.find_nvcc()

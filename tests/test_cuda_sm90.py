@@ -284,9 +284,9 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
     monkeypatch.setattr(native, "unavailable_reason", lambda **_: None)
 
     def pick(tokens, heads):
-        return dispatch.choose(
+        return dispatch.decide(
             "sparse_mla", None, Shapes(tokens, heads, 2048, 528, 1 << 20), {}, device=H200
-        )[0]
+        ).implementation
 
     assert pick(4, 16) == pick(8, 16) == pick(31, 8) == pick(32, 8) == pick(4096, 32) == "cuda"
     # below dispatch.CUDA_MIN_TOKENS: Pallas (docs/h200_results.md's T=1 rows)
@@ -294,7 +294,8 @@ def test_auto_takes_cuda_on_hopper_where_it_was_measured_faster(monkeypatch):
     assert pick(128, 64) == pick(32, 128) == "cuda"  # 33-128 heads: the heads-major kernel
     a100 = device.Device("cuda", "NVIDIA A100", (8, 0), 108)
     assert (
-        dispatch.choose("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100)[0] == "reference"
+        dispatch.decide("sparse_mla", None, Shapes(128, 8, 2048, 528, 100), {}, device=a100).implementation
+        == "reference"
     )
 
 

@@ -49,13 +49,13 @@ def test_every_predicate_reads_the_record(monkeypatch, record, expected):
 
     monkeypatch.setattr(native, "unavailable_reason", lambda **_: None)  # as if the library were built
     shapes = Shapes(128, 16, 2048, 528, 4096)
-    assert dispatch.choose("sparse_mla", None, shapes, {}, device=record)[0] == expected
+    assert dispatch.decide("sparse_mla", None, shapes, {}, device=record).implementation == expected
 
 
 def test_explicit_request_names_device_and_capability():
     record = device.Device("cuda", "NVIDIA H200", (9, 0), 132)
     with pytest.raises(ValueError, match=r"NVIDIA H200, compute capability 9.0: FlashInfer's GLM53_NOPE"):
-        dispatch.choose("sparse_mla", "flashinfer", Shapes(1, 8, 64, 528, 10), {}, device=record)
+        dispatch.decide("sparse_mla", "flashinfer", Shapes(1, 8, 64, 528, 10), {}, device=record)
 
 
 # ---------------------------------------------------------------- records given by the caller

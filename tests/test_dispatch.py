@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import pathlib
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -106,3 +107,87 @@ def test_the_public_api_makes_one_call_into_dispatch():
     }
     implementations = {name for table in dispatch.TABLES for name in dispatch.names(table)}
     assert not strings & implementations, strings & implementations
+
+
+# ---------------------------------------------------------------- one decision per call
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts the reads of the environment switch and the passes over a dispatch table."""
+    from jax_glm_nope import environment
+    from jax_glm_nope.dispatch import decision
+
+    counts = {"reads": 0, "passes": 0}
+    read, single_pass = environment.switch, decision._pass
+
+    def counting_read(*args):
+        counts["reads"] += 1
+        return read(*args)
+
+    def counting_pass(*args):
+        counts["passes"] += 1
+        return single_pass(*args)
+
+    monkeypatch.setattr(environment, "switch", counting_read)
+    monkeypatch.setattr(decision, "_pass", counting_pass)
+
+    def take():
+        taken = dict(counts)
+        counts.update(reads=0, passes=0)
+        return taken
+
+    return take
+
+
+H200 = jgn.Device("cuda", "NVIDIA H200", (9, 0), 132)
+
+
+def _export(fn, *specs):
+    with jgn.lowering_for(H200):
+        checks = jgn.export_disabled_checks()
+        jax.export.export(jax.jit(fn), platforms=("cpu", "cuda"), disabled_checks=checks)(*specs)
+
+
+def test_a_call_reads_the_switch_once_and_decides_once(counted, monkeypatch):
+    monkeypatch.delenv("JAX_GLM_NOPE_SPARSE_MLA", raising=False)
+    pool = jnp.zeros((16, 528), jnp.uint8)
+    jgn.sparse_mla(Q, pool, IDX, 0.1)
+    assert counted() == {"reads": 1, "passes": 1}
+    jgn.sparse_mla(Q, pool, IDX, 0.1, implementation="pallas", interpret=True)
+    assert counted() == {"reads": 1, "passes": 1}
+    jgn.write_kv(pool, jnp.zeros((2, 512)), jnp.zeros((2,), jnp.int32))
+    assert counted() == {"reads": 1, "passes": 1}
+    jgn.sparse_mla_implementation(64, 16, 2176, device=H200)
+    assert counted() == {"reads": 1, "passes": 1}
+    specs = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in (jnp.zeros((64, 16, 512), jnp.bfloat16), pool)]
+    specs.append(jax.ShapeDtypeStruct((64, 128), jnp.int32))
+    # A kernel chosen for another machine's GPU, lowered per platform: still one decision.
+    _export(lambda q, p, i: jgn.sparse_mla(q, p, i, 0.1), *specs)
+    assert counted() == {"reads": 1, "passes": 1}
+
+
+def test_vmap_decides_again_only_for_the_folded_shapes(counted):
+    """Eight vmapped one-token decodes are one eight-token call: the table is asked again
+    for those shapes (cuda from CUDA_MIN_TOKENS), the environment is not read again."""
+    batched = [
+        jax.ShapeDtypeStruct((8, 1, 16, 512), jnp.bfloat16),
+        jax.ShapeDtypeStruct((8, 16, 528), jnp.uint8),
+        jax.ShapeDtypeStruct((8, 1, 128), jnp.int32),
+    ]
+    _export(jax.vmap(lambda q, p, i: jgn.sparse_mla(q, p, i, 0.1)), *batched)
+    assert counted() == {"reads": 1, "passes": 2}
+
+
+def test_no_implementation_reads_the_ambient_device():
+    """Implementations and the native library run on the device the decision names: none
+    asks for the current device or the lowering context itself."""
+    package = ROOT / "jax_glm_nope"
+    for path in sorted([*(package / "implementations").rglob("*.py"), *(package / "native").rglob("*.py")]):
+        tree = ast.parse(path.read_text())
+        read = {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in ("current", "lowering_target")
+        }
+        assert not read, (path.relative_to(ROOT), read)

@@ -42,7 +42,7 @@ def on(monkeypatch):
     built (``library=False``: its real availability check runs)."""
 
     def use(record, *, library: bool = True):
-        monkeypatch.setattr(device, "current", lambda: record)
+        monkeypatch.setattr(device, "local", lambda: record)
         if library:
             monkeypatch.setattr(native, "unavailable_reason", lambda **_: None)
         monkeypatch.setattr(targets, "load_library", lambda *args, **kwargs: None)

@@ -36,7 +36,7 @@ FIND_PREBUILT = library.prebuilt_dir.__wrapped__  # uncached (the fixtures stub 
 @pytest.fixture
 def on(monkeypatch):
     """``on(H200)``: this process runs on that device."""
-    return lambda record: monkeypatch.setattr(device, "current", lambda: record)
+    return lambda record: monkeypatch.setattr(device, "local", lambda: record)
 
 
 def _hide_nvcc(monkeypatch, tmp_path):

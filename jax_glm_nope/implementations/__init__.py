@@ -6,15 +6,18 @@ Every implementation module answers the same three questions:
   :class:`~jax_glm_nope.device.Device` (``None``: yes; else a sentence why not);
 - ``shapes_unsupported(shapes, **options) -> str | None``: can it serve these
   :class:`Shapes` (T, H, K, row bytes, pool size);
-- the operation itself, ``sparse_mla(q, pool, indices, topk_lens, sm_scale, **options)``
-  or ``write_kv(pool, latent, slots)``, over arguments the public API has validated and
-  normalised (2-D pool, int32 ``topk_lens`` in ``[0, K]``): nothing below re-validates.
+- the operation itself, ``sparse_mla(q, pool, indices, topk_lens, sm_scale, *, device,
+  **options)`` or ``write_kv(pool, latent, slots, *, device)``, over arguments the public
+  API has validated and normalised (2-D pool, int32 ``topk_lens`` in ``[0, K]``, each
+  write slot named once): nothing below re-validates. ``device`` is the dispatch
+  decision's :class:`~jax_glm_nope.device.Device`, the one to size the work for; an
+  implementation never asks for the current device itself.
 
 ``OPTIONS`` names the keyword options it takes; ``CUSTOM_CALL_TARGETS`` (optional) the
 custom calls it lowers to, which :func:`jax_glm_nope.export_disabled_checks` gathers; and
 ``lowering_context(device)`` (optional) the context its lowering needs when the call is
 lowered for another machine's ``device`` (:func:`jax_glm_nope.lowering_for`).
-:mod:`jax_glm_nope.dispatch` holds the table that orders them.
+:mod:`jax_glm_nope.dispatch` holds the table that orders them and decides once per call.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the kernel implementations share around their call: a batch of calls folded
 into one call over more tokens (``jax.vmap``), a clear error for ``jax.grad``, and the
-varying-mesh-axes type of ``shard_map`` carried through custom calls."""
+varying-mesh-axes type of ``shard_map`` carried through (:mod:`jax_glm_nope.mesh_axes`)."""
 
 from __future__ import annotations
 
@@ -10,42 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from ..candidates import valid_slots
-
-
-def varying_axes(x) -> frozenset:
-    """The mesh axes ``x`` varies over inside ``shard_map`` (empty outside, or when the
-    check is off)."""
-    aval = jax.typeof(x)
-    axes = getattr(aval, "vma", None)  # spelled ``vma`` by some jax releases
-    if axes is None:
-        mat = getattr(aval, "manual_axis_type", None)
-        axes = getattr(mat, "varying", None)
-    return frozenset(axes or ())
-
-
-def vary_over(tree, axes: frozenset):
-    """Every leaf of ``tree`` marked varying over ``axes`` (``jax.lax.pcast``, a no-op cast)."""
-
-    def cast(x):
-        missing = tuple(sorted(axes - varying_axes(x), key=str))
-        return jax.lax.pcast(x, missing, to="varying") if missing else x
-
-    return jax.tree.map(cast, tree) if axes else tree
-
-
-def with_varying_axes(call):
-    """``call`` as a custom call's wrapper inside ``shard_map`` (``check_vma=True``): its
-    operands get the union of their varying mesh axes (XLA FFI calls require equal ones)
-    and so do its results (an FFI call's results otherwise vary over none: a token split
-    over devices would come back typed as replicated). Outside ``shard_map`` it is
-    ``call``."""
-
-    @functools.wraps(call)
-    def wrapped(*args):
-        axes = frozenset().union(*map(varying_axes, jax.tree.leaves(args)))
-        return vary_over(call(*vary_over(args, axes)), axes)
-
-    return wrapped
+from ..mesh_axes import with_varying_axes
 
 
 def fold_batch(axis_size, in_batched, q, pool, indices, topk_lens, *, call):

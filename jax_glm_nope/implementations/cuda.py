@@ -45,25 +45,28 @@ def shapes_unsupported(shapes, **_) -> str | None:
     return None
 
 
-def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant: bool) -> int:
+def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant: bool, device) -> int:
+    """How many splits of the candidates a call on ``device`` launches."""
     if batch_invariant:
         return targets.sm90_num_splits(num_heads, num_candidates)
-    sm_count = device_mod.current().split_sm_count
+    sm_count = device.split_sm_count
     return targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
 
 
-def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool):
-    targets.load_library_here()
+def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool, device):
+    targets.load_library_for(device)
     num_tokens, num_heads, _ = q.shape
-    count = splits(num_tokens, num_heads, indices.shape[1], batch_invariant)
+    count = splits(num_tokens, num_heads, indices.shape[1], batch_invariant, device)
     return targets.sm90_sparse_mla_call(q, pool, indices, topk_lens, sm_scale, count)
 
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
-def _kernel_call(sm_scale: float, batch_invariant: bool):
-    return kernel_call("cuda", functools.partial(_attend, sm_scale=sm_scale, batch_invariant=batch_invariant))
+def _kernel_call(sm_scale: float, batch_invariant: bool, device):
+    attend = functools.partial(_attend, sm_scale=sm_scale, batch_invariant=batch_invariant, device=device)
+    return kernel_call("cuda", attend)
 
 
-def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, batch_invariant: bool = False):
-    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
-    return _kernel_call(float(sm_scale), bool(batch_invariant))(q, pool, indices, topk_lens)
+def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, device, batch_invariant: bool = False):
+    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)`` on ``device``
+    (the decision's: its SM count sizes the split)."""
+    return _kernel_call(float(sm_scale), bool(batch_invariant), device)(q, pool, indices, topk_lens)

@@ -64,8 +64,8 @@ def plan(num_tokens: int, num_heads: int, num_candidates: int) -> Plan:
     return Plan(targets.FLASHINFER_PREFILL, heads, -(-num_candidates // window) * window, ())
 
 
-def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
-    targets.load_library_here()  # at trace time: builds on first use, registers the targets
+def _attend(q, pool, indices, topk_lens, *, sm_scale: float, device):
+    targets.load_library_for(device)  # at trace time: builds on first use, registers the targets
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
     topk_lens = jnp.clip(topk_lens, 0, num_candidates)  # FlashInfer's kernels read it unclamped
@@ -86,10 +86,10 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float):
 
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
-def _kernel_call(sm_scale: float):
-    return kernel_call("flashinfer", functools.partial(_attend, sm_scale=sm_scale))
+def _kernel_call(sm_scale: float, device):
+    return kernel_call("flashinfer", functools.partial(_attend, sm_scale=sm_scale, device=device))
 
 
-def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
-    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
-    return _kernel_call(float(sm_scale))(q, pool, indices, topk_lens)
+def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, device):
+    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)`` on ``device``."""
+    return _kernel_call(float(sm_scale), device)(q, pool, indices, topk_lens)

@@ -89,8 +89,9 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     return jnp.where(bad[..., None], jnp.nan, out), jnp.where(bad, jnp.nan, lse)
 
 
-def sparse_mla(q, pool, indices, topk_lens, sm_scale: float):
+def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, device=None):
     """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
+    del device  # plain jnp: the same code on every device
     num_tokens, num_heads, _ = q.shape
     chunk = tokens_per_chunk(num_tokens, indices.shape[1], num_heads)
     num_chunks = -(-num_tokens // chunk)

@@ -1,5 +1,9 @@
 """The two implementations of ``write_kv``: ``"cuda"`` (our arch-generic CUDA kernel,
-in place through ``input_output_aliases``) and ``"xla"`` (quantize + scatter)."""
+in place through ``input_output_aliases``) and ``"xla"`` (quantize + scatter), one class
+each (a namespace of the implementation protocol; the table names the class).
+
+Both receive slots that the public API has already reduced to the last writer of each
+slot (:func:`~jax_glm_nope.candidates.last_writer_only`): neither resolves duplicates."""
 
 from __future__ import annotations
 
@@ -7,12 +11,12 @@ import jax.numpy as jnp
 
 from .. import device as device_mod
 from .. import layout, native, quant
-from ..candidates import last_writer_only, valid_slots
+from ..candidates import valid_slots
+from ..mesh_axes import with_varying_axes
 from ..native import kv_rows, library, targets
-from .batching import with_varying_axes
 
 
-class cuda:  # noqa: N801 - a namespace named like the implementation
+class CudaWrite:
     OPTIONS = ()
     CUSTOM_CALL_TARGETS = (targets.WRITE_KV,)
 
@@ -33,11 +37,12 @@ class cuda:  # noqa: N801 - a namespace named like the implementation
         return None
 
     @staticmethod
-    def write_kv(pool2d, latent, slots):
+    def write_kv(pool2d, latent, slots, *, device):
+        targets.load_library_for(device)
         return with_varying_axes(kv_rows.write_kv)(pool2d, latent, slots)
 
 
-class xla:  # noqa: N801
+class XlaWrite:
     OPTIONS = ()
 
     @staticmethod
@@ -49,10 +54,10 @@ class xla:  # noqa: N801
         return None
 
     @staticmethod
-    def write_kv(pool2d, latent, slots):
+    def write_kv(pool2d, latent, slots, *, device=None):
+        del device  # XLA's scatter: the same code on every device
         num_slots = pool2d.shape[0]
         rows = quant.quantize_rows(latent, layout.row_format(pool2d.shape[1]))
-        slots = last_writer_only(slots, num_slots)  # the H200's scatter interleaves duplicates
         # jnp wraps negative indices; send every dropped slot past the end instead.
         target = jnp.where(valid_slots(slots, num_slots), slots, num_slots)
         return pool2d.at[target].set(rows, mode="drop")

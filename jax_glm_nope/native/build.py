@@ -45,6 +45,7 @@ import tempfile
 import time
 
 from .. import layout
+from ..version import __version__
 from .toolchain import (
     BuildError,
     check_flashinfer_headers,
@@ -209,8 +210,6 @@ def manifest(archs: tuple[str, ...], flashinfer: bool) -> dict:
     """What a build is made from and for (hashes only; compiles nothing): written beside
     the library as ``build.json``; its hash (less the informational fields) is the key."""
     import jax
-
-    from .. import __version__
 
     major, minor = ffi_api_version()
     return {

@@ -89,7 +89,7 @@ def local_arch() -> str | None:
     """The compile target of the device this process runs on (None on a CPU host)."""
     from .. import device
 
-    return arch_of(device.current())
+    return arch_of(device.local())
 
 
 def why_not(record: dict, arch: str | None, *, same_recipe: bool) -> str | None:

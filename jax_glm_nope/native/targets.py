@@ -121,13 +121,14 @@ def register_ffi_targets(path: str | os.PathLike | None = None) -> None:
     load_library(path)
 
 
-def load_library_here() -> None:
-    """Load and register the library at trace time, unless the call is being lowered for
-    another machine (:func:`jax_glm_nope.lowering_for`): lowering needs only the target
-    names, and the machine that runs the artifact loads its own library."""
-    from .. import device
+def load_library_for(device) -> None:
+    """Load and register the library at trace time when ``device`` (the dispatch
+    decision's) is this process's own; for another machine's (:func:`jax_glm_nope.
+    lowering_for`) lowering needs only the target names, and the machine that runs the
+    artifact loads its own library."""
+    from .. import device as device_mod
 
-    if device.is_local(device.current()):
+    if device_mod.is_local(device):
         load_library()
 
 

@@ -37,6 +37,7 @@ from jax.experimental.pallas import triton as plgpu
 
 from ...candidates import valid_slots
 from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
+from ...mesh_axes import same_varying_axes, type_keywords
 from ..numerics import (
     FLOAT32_MAX,
     MAX_EXPONENT,
@@ -356,26 +357,6 @@ def _kernel(
     lse_ref[split, token, heads] = jnp.where(bad, jnp.nan, lse)
 
 
-def _varying_axes(x) -> frozenset:
-    mat = getattr(jax.typeof(x), "manual_axis_type", None)
-    return frozenset(mat.varying) if mat is not None else frozenset()
-
-
-def _same_varying_axes(*arrays):
-    """Inside ``shard_map`` (check_vma), give every operand the union of the operands'
-    varying mesh axes, and return the ``ShapeDtypeStruct`` keywords the outputs need."""
-    axes = frozenset().union(*map(_varying_axes, arrays))
-    if axes:
-        arrays = tuple(
-            lax.pcast(x, tuple(sorted(axes - _varying_axes(x))), to="varying")
-            if axes - _varying_axes(x)
-            else x
-            for x in arrays
-        )
-    mat = getattr(jax.typeof(arrays[0]), "manual_axis_type", None)
-    return arrays, ({} if mat is None else {"manual_axis_type": mat})
-
-
 def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule, *, interpret: bool = False):
     """Per-split results: ``out [S, T, Hp, 512]``, ``lse [S, T, Hp]`` float32.
 
@@ -390,7 +371,9 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     tiles_per_split = sched.tiles(indices.shape[1])
     out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
-    operands, struct_kw = _same_varying_axes(indices, topk_lens, q, pool)
+    # Inside shard_map the operands share their mesh axes, and so do the results.
+    operands = same_varying_axes(indices, topk_lens, q, pool)
+    struct_kw = type_keywords(jax.typeof(operands[0]))
     kernel = functools.partial(
         _kernel,
         sched=sched,

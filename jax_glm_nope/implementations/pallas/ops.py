@@ -10,7 +10,6 @@ import functools
 
 import jax.numpy as jnp
 
-from ... import device as device_mod
 from ... import per_platform
 from ..batching import kernel_call
 from . import offsets
@@ -19,10 +18,11 @@ from .merge import merge_splits
 from .schedule import Schedule, choose_schedule
 
 
-def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None):
+def _attend(
+    q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, schedule: Schedule | None, sm_count: int
+):
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
-    sm_count = device_mod.current().split_sm_count  # the record's GPU: this host's, or lowering_for's
     sched = schedule or choose_schedule(num_tokens, num_heads, num_candidates, sm_count)
     padded_candidates = sched.padded_candidates(num_candidates)
     if padded_candidates != num_candidates:
@@ -43,17 +43,28 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, interpret: bool, sc
 
 
 @functools.lru_cache(maxsize=64)  # keyed by sm_scale: bounded
-def _kernel_call(sm_scale: float, interpret: bool, schedule: Schedule | None):
-    return kernel_call(
-        "pallas", functools.partial(_attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule)
+def _kernel_call(sm_scale: float, interpret: bool, schedule: Schedule | None, sm_count: int):
+    attend = functools.partial(
+        _attend, sm_scale=sm_scale, interpret=interpret, schedule=schedule, sm_count=sm_count
     )
+    return kernel_call("pallas", attend)
 
 
 def sparse_mla(
-    q, pool, indices, topk_lens, sm_scale: float, *, interpret: bool = False, schedule: Schedule | None = None
+    q,
+    pool,
+    indices,
+    topk_lens,
+    sm_scale: float,
+    *,
+    device,
+    interpret: bool = False,
+    schedule: Schedule | None = None,
 ):
-    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``.
+    """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)`` on ``device``
+    (the decision's: its SM count sizes the schedule).
 
     ``schedule`` overrides :func:`choose_schedule` (benchmarks and tuning only).
     """
-    return _kernel_call(float(sm_scale), bool(interpret), schedule)(q, pool, indices, topk_lens)
+    sm_count = device.split_sm_count
+    return _kernel_call(float(sm_scale), bool(interpret), schedule, sm_count)(q, pool, indices, topk_lens)
