@@ -15,6 +15,8 @@ namespace jax_glm_nope::sm90 {
 // (no serial chain through a running total), and the weights sum to 1 within a few ulp, so
 // no partial sum exceeds max |x_s| by more. Deterministic, no atomics.
 
+constexpr int kPrefetchSplits = 32;  // one warp's lanes hold the first 32 LSEs
+
 __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   ptx::grid_dependency_wait();  // the attention kernel's partials
   const int token = blockIdx.x;
@@ -26,6 +28,17 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
   // The first 32 splits' LSEs stay in their lanes' registers (one round of loads in all for
   // up to 32 splits); further splits are read again in each pass.
   const float first = lse_of(lane);
+  // Up to 32 splits: every partial load is issued here, with the LSEs' (the weights depend
+  // only on the LSEs), so the merge waits for one round of loads, not for the LSEs' round
+  // and then the partials' (a one-token call's tail after its kernel).
+  const float* part = p.part_out + base * L::kHeadDim + threadIdx.x * 4;
+  const int64_t split_stride = int64_t(p.heads) * L::kHeadDim;
+  float4 x[kPrefetchSplits];
+  if (splits <= kPrefetchSplits) {
+#pragma unroll
+    for (int k = 0; k < kPrefetchSplits; ++k)
+      if (k < splits) x[k] = *reinterpret_cast<const float4*>(part + k * split_stride);
+  }
   float m = first;
   bool nan = isnan(first);
   for (int s = lane + 32; s < splits; s += 32) {
@@ -47,8 +60,21 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
     total = __shfl_sync(~0u, total, 0);
   }
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (total > 0.0f) {
-    const float* part = p.part_out + base * L::kHeadDim + threadIdx.x * 4;
+  if (splits <= kPrefetchSplits) {
+    // The same weights, the same order of fmas: the same bits as the loop below.
+    if (total > 0.0f) {
+      const float take = __fdividef(weight(first), total);
+#pragma unroll
+      for (int k = 0; k < kPrefetchSplits; ++k)
+        if (k < splits) {
+          const float t = __shfl_sync(~0u, take, k);
+          acc.x = fmaf(t, x[k].x, acc.x);
+          acc.y = fmaf(t, x[k].y, acc.y);
+          acc.z = fmaf(t, x[k].z, acc.z);
+          acc.w = fmaf(t, x[k].w, acc.w);
+        }
+    }
+  } else if (total > 0.0f) {
     for (int s0 = 0; s0 < splits; s0 += 32) {
       // (div.approx: total is in [1, splits], no subnormal; a few ulp, the same bits every run)
       const float take = __fdividef(weight(s0 == 0 ? first : lse_of(s0 + lane)), total);
@@ -57,7 +83,7 @@ __global__ void __launch_bounds__(128) combine_kernel(const SparseMlaParams p) {
       for (int k = 0; k < n; ++k) {
         const float t = __shfl_sync(~0u, take, k);
         // every split's rows are written, empty ones too (zeros, weight 0)
-        const float4 x = *reinterpret_cast<const float4*>(part + int64_t(s0 + k) * p.heads * L::kHeadDim);
+        const float4 x = *reinterpret_cast<const float4*>(part + int64_t(s0 + k) * split_stride);
         acc.x = fmaf(t, x.x, acc.x);
         acc.y = fmaf(t, x.y, acc.y);
         acc.z = fmaf(t, x.z, acc.z);
