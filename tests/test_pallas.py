@@ -450,3 +450,13 @@ def test_one_token_call_is_the_kernel_and_the_merge(num_heads):
         "stablehlo.constant",
         "stablehlo.broadcast_in_dim",
     }, ops
+
+
+def test_a_nan_split_beside_empty_splits_merges_to_nan():
+    """A head whose only non-empty split is NaN (non-finite referenced input) is NaN in out
+    and lse, never the empty sentinel (0, -inf)."""
+    out = jnp.ones((3, 1, 2, layout.HEAD_DIM), jnp.float32)
+    lse = jnp.asarray([[[jnp.nan, -jnp.inf]], [[-jnp.inf, -jnp.inf]], [[-jnp.inf, -jnp.inf]]], jnp.float32)
+    merged, merged_lse = merge_splits(out, lse, interpret=True)
+    assert np.isnan(np.asarray(merged_lse)[0, 0]) and np.isnan(np.asarray(merged, np.float32)[0, 0]).all()
+    assert np.asarray(merged_lse)[0, 1] == -np.inf and np.all(np.asarray(merged, np.float32)[0, 1] == 0)

@@ -99,6 +99,10 @@ def test_batch_invariant_rows_get_their_cost_beside_the_default():
     }
     lines = page.side_by_side(run)
     assert "`cuda batch_invariant` cost" in lines[0] and "| 1.60x |" in lines[2]
+    # rows timed by the kernels' span alone (no whole-call timer) say so in the heading
+    assert page._heading(run)[0] == "### `batch_invariant=True` beside the default, kernels only"
+    for r in run["results"]:
+        r["timer"] = "call"
     assert page._heading(run)[0] == "### `batch_invariant=True` beside the default"
     run["results"][1] = row("cuda batch_invariant", None, status="failed")
     assert page.side_by_side(run)[2].endswith("| - | - | 1.0e-03 |")

@@ -70,7 +70,7 @@ def _weights(lse):
     weights = jnp.where((lse == -jnp.inf) & ~at_peak, 0.0, weights)
     weights = jnp.where((peak == jnp.inf)[None, :] & ~at_peak, 0.0, weights)
     total = jnp.sum(weights, axis=0)
-    empty = peak == -jnp.inf
+    empty = (peak == -jnp.inf) & ~nan  # a NaN split with only empty ones beside it: NaN, not empty
     safe_total = jnp.where(empty, 1.0, total)  # >= 1 unless empty
     share = jnp.where(nan[None, :], jnp.nan, weights / safe_total[None, :])
     merged_lse = jnp.where(empty, -jnp.inf, peak + jnp.log(safe_total))
