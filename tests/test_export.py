@@ -216,17 +216,17 @@ def test_one_jitted_write_follows_the_record_in_force():
 
 
 @pytest.mark.parametrize(
-    ("record", "tokens"),
+    ("record", "tokens", "heads"),
     [
-        (H200, 1),  # single-request decode on Hopper: below the cuda threshold
-        (H200, dispatch.CUDA_MIN_TOKENS - 1),
-        (L40S, 128),  # compute capability 8.9: Pallas at every T
-        (B200, 128),  # 10.0: likewise
+        (H200, 1, 32),  # single-request decode on Hopper past 16 heads
+        (H200, dispatch.CUDA_MIN_TOKENS - 1, 16),
+        (L40S, 128, 16),  # compute capability 8.9: Pallas at every T
+        (B200, 128, 16),  # 10.0: likewise
     ],
     ids=["h200_T1", "h200_below_cuda", "l40s", "b200"],
 )
-def test_export_when_the_table_picks_pallas(record, tokens):
-    args = _args(tokens, 16)
+def test_export_when_the_table_picks_pallas(record, tokens, heads):
+    args = _args(tokens, heads)
     with jgn.lowering_for(record):
         exported = _export(_attend(), args)
     assert _kernels(exported) == {TRITON}

@@ -11,7 +11,8 @@ from benchmarks import page
 from jax_glm_nope.implementations.pallas import choose_schedule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEVICES = ["h200"]
+DEVICES = ["h200", "h100"]
+SWEPT = ["h200"]  # the device whose sweep the schedule table was measured on
 pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, "docs")), reason="not a checkout")
 
 
@@ -42,7 +43,7 @@ def test_every_run_is_stamped(name):
         assert run["results"] and all(r["status"] == "ok" or r["reason"] for r in run["results"])
 
 
-@pytest.mark.parametrize("name", DEVICES)
+@pytest.mark.parametrize("name", SWEPT)
 def test_the_schedule_table_picks_the_fastest_swept_schedule(name):
     results = _results(name)
     sweeps = [run for run in results["runs"] if run["settings"].get("sweep")]

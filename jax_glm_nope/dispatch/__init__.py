@@ -10,7 +10,10 @@ sparse_mla            runs on                                 auto
 ====================  ======================================  ==========================
 ``flashinfer``        SM120/SM121 (FlashInfer 0.7.4 headers)  yes
 ``cuda``              Hopper, compute capability 9.0          from ``CUDA_MIN_TOKENS``
-                                                              tokens (measured faster
+                                                              tokens, and at one token
+                                                              up to
+                                                              ``CUDA_ONE_TOKEN_MAX_HEADS``
+                                                              heads (measured faster
                                                               than Pallas there)
 ``pallas``            NVIDIA GPUs, compute capability >= 8.9  yes
 ``reference``         everywhere (plain jnp)                  yes
@@ -38,6 +41,7 @@ from .lowering import call
 from .table import (
     AUTO_OPTIONS,
     CUDA_MIN_TOKENS,
+    CUDA_ONE_TOKEN_MAX_HEADS,
     TABLES,
     SparseMlaImplementation,
     WriteKvImplementation,
@@ -49,6 +53,7 @@ from .table import (
 __all__ = [
     "AUTO_OPTIONS",
     "CUDA_MIN_TOKENS",
+    "CUDA_ONE_TOKEN_MAX_HEADS",
     "TABLES",
     "Decision",
     "SparseMlaImplementation",

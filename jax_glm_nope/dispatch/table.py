@@ -37,12 +37,18 @@ class Entry:
         return getattr(module, self.attribute) if self.attribute else module
 
 
-# cuda from here, Pallas below (docs/h200_results.md: T=1 Pallas, T=8 cuda; at T=4 cuda was
-# 1.17-1.35x faster than Pallas at 16 and 64 heads on the H200, at T=2 0.83-1.05x)
+# cuda from here, Pallas below (docs/h200_results.md: T=8 cuda; at T=4 cuda was 1.17-1.35x
+# faster than Pallas at 16 and 64 heads on the H200, at T=2 0.83-1.05x)
 CUDA_MIN_TOKENS = 4
+# ... and at one token up to this many heads, where the whole call (kernels and merge) was
+# measured faster on the H100 (docs/h100_results.md: b=1 H=8 9.3 against 11.7 us, H=16
+# 11.2 against 11.8; from 32 heads Pallas, 12.0-12.7 against 16.8-17.2).
+CUDA_ONE_TOKEN_MAX_HEADS = 16
 
 
 def _cuda_is_faster(shapes: Shapes) -> bool:
+    if shapes.num_tokens == 1:
+        return shapes.num_heads <= CUDA_ONE_TOKEN_MAX_HEADS
     return shapes.num_tokens >= CUDA_MIN_TOKENS
 
 
@@ -52,7 +58,10 @@ SPARSE_MLA = (
         "cuda",
         "jax_glm_nope.implementations.cuda",
         auto_if=_cuda_is_faster,
-        auto_when=f"from CUDA_MIN_TOKENS = {CUDA_MIN_TOKENS} tokens (measured faster than Pallas there)",
+        auto_when=(
+            f"from CUDA_MIN_TOKENS = {CUDA_MIN_TOKENS} tokens, and at one token up to "
+            f"CUDA_ONE_TOKEN_MAX_HEADS = {CUDA_ONE_TOKEN_MAX_HEADS} heads (measured faster than Pallas there)"
+        ),
     ),
     Entry("pallas", "jax_glm_nope.implementations.pallas"),
     Entry("reference", "jax_glm_nope.implementations.reference", fallback=True),
