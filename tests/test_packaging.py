@@ -16,6 +16,7 @@ import textwrap
 import zipfile
 
 import pytest
+from conftest import NATIVE_TEST_ARCHS
 
 import jax_glm_nope as jgn
 from jax_glm_nope.implementations import pallas
@@ -300,4 +301,6 @@ def test_the_wheel_script_keeps_its_tools_out_of_the_callers_environment():
     assert not re.search(r'"\$PY" -m (pip|build|auditwheel)\b', script)
     ci = ROOT / ".ci" / "run"
     if ci.is_file():  # a checkout: CI checks the tag of the library its tests built
-        assert "scripts/build_wheel.sh --library" in ci.read_text()
+        text = ci.read_text()
+        assert "scripts/build_wheel.sh --library" in text
+        assert f"cached_library({NATIVE_TEST_ARCHS!r})".replace("'", '"') in text  # conftest's build
