@@ -117,6 +117,34 @@ def test_every_target_symbol_exists_and_registers(library):
     jgn.register_ffi_targets(library)  # the public entry a process running an artifact calls
 
 
+def exported_symbols(path: pathlib.Path) -> set[str]:
+    """The symbols a library defines in its dynamic symbol table (what ``dlsym`` finds)."""
+    command = ["nm", "-D", "--defined-only", "--format=posix", str(path)]
+    listing = subprocess.run(command, capture_output=True, text=True, check=True)
+    return {line.split()[0] for line in listing.stdout.splitlines() if line.strip()}
+
+
+@pytest.mark.nvcc
+def test_the_library_exports_its_handlers_and_queries_and_nothing_else(library):
+    exported = exported_symbols(library)
+    assert exported == set(targets.TARGETS.values()) | set(targets.QUERIES), sorted(exported)
+    loaded = targets.load_library(library)
+    for name in targets.QUERIES:
+        assert getattr(loaded, name) is not None, name
+
+
+def test_the_queries_are_the_ones_ffi_defines_and_python_reads():
+    """QUERIES lists every extern "C" function of our ffi/ sources and every one
+    targets.py calls, so the export test above checks the whole ctypes interface."""
+    ours = [p for p in build.ffi_source_dir().rglob("*.cu*") if "third_party" not in p.parts]
+    ours += [p for p in build.ffi_source_dir().rglob("*.h") if "third_party" not in p.parts]
+    defined = set()
+    for source in ours:
+        defined |= set(re.findall(r'extern "C" [\w\s\*]*?\b(jax_glm_nope_\w+)\s*\(', source.read_text()))
+    read = set(re.findall(r"library\.(jax_glm_nope_\w+)", pathlib.Path(targets.__file__).read_text()))
+    assert defined == read == set(targets.QUERIES)
+
+
 @pytest.mark.nvcc
 def test_python_scratch_rule_is_the_compiled_one(library):
     loaded = targets.load_library(library)

@@ -71,6 +71,14 @@ def test_units_get_their_archs_and_feature_macros(fake_nvcc):
         assert "-O3" in args and "--use_fast_math" not in args and "-v" in args
 
 
+def test_the_link_exports_only_the_handlers_and_queries(fake_nvcc):
+    build.build(TEST_ARCHS, flashinfer=False)
+    (link,) = [args for args in fake_nvcc.calls() if "-shared" in args]
+    passed = [a for i, a in enumerate(link) if i and link[i - 1] == "-Xlinker"]
+    assert len([a for a in passed if a.startswith("--version-script=")]) == 1
+    assert build.version_script() == "{\n  global: JaxGlmNope*; jax_glm_nope_*;\n  local: *;\n};\n"
+
+
 def test_flashinfer_units_compile_against_its_headers(fake_nvcc):
     build.build(TEST_ARCHS, flashinfer=True)
     data = toolchain.find_flashinfer_data()

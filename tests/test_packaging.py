@@ -16,6 +16,7 @@ import textwrap
 import zipfile
 
 import pytest
+from conftest import NATIVE_TEST_ARCHS
 
 import jax_glm_nope as jgn
 from jax_glm_nope.implementations import pallas
@@ -289,3 +290,17 @@ def test_mypy_resolves_the_installed_package_from_a_users_folder(tmp_path):
     )
     assert "import-not-found" not in done.stdout, done.stdout
     assert 'Revealed type is "def (latent:' in done.stdout and done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_wheel_script_keeps_its_tools_out_of_the_callers_environment():
+    """scripts/build_wheel.sh reads jax from PYTHON's environment and installs its
+    packaging tools into a virtualenv of its own, never with PYTHON's pip."""
+    script = (ROOT / "scripts" / "build_wheel.sh").read_text()
+    assert '"$PY" -m venv "$STAGE/tools"' in script
+    assert '"$TOOLS" -m pip install' in script
+    assert not re.search(r'"\$PY" -m (pip|build|auditwheel)\b', script)
+    ci = ROOT / ".ci" / "run"
+    if ci.is_file():  # a checkout: CI checks the tag of the library its tests built
+        text = ci.read_text()
+        assert "scripts/build_wheel.sh --library" in text
+        assert f"cached_library({NATIVE_TEST_ARCHS!r})".replace("'", '"') in text  # conftest's build

@@ -68,6 +68,13 @@ DEFAULT_ARCHS = ("sm_90a", "sm_120a", "sm_121a")
 GENERIC_PTX = ("compute_80", "compute_90")
 LIBRARY_NAME = "libjax_glm_nope_ffi.so"
 MANIFEST_NAME = "build.json"
+# What the library exports: the XLA FFI handlers (``JaxGlmNope*``) and the extern "C"
+# queries Python reads through ctypes (``jax_glm_nope_*``); every other symbol (our C++,
+# the xla::ffi and std:: template instances, the static CUDA runtime) stays local, so it
+# can neither bind to nor shadow another library's copy in the process (jaxlib carries
+# its own xla::ffi). A linker version script, not -fvisibility=hidden: one list for every
+# unit, FlashInfer's headers included, whatever visibility they declare.
+EXPORTED = ("JaxGlmNope*", "jax_glm_nope_*")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -325,6 +332,11 @@ def parse_ptxas(stderr: str) -> list[dict]:
     return records
 
 
+def version_script() -> str:
+    """The linker version script that exports :data:`EXPORTED` and nothing else."""
+    return "{\n  global: " + " ".join(f"{name};" for name in EXPORTED) + "\n  local: *;\n};\n"
+
+
 def _run(command: list[str]) -> str:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -397,7 +409,10 @@ def build(
             if spilled:
                 raise BuildError(f"ptxas reports register spills in our kernels: {spilled}")
             staged = build_dir / LIBRARY_NAME
-            _run([nvcc, "-shared", "-o", str(staged)] + [str(obj) for _, obj, _ in jobs])
+            exports = build_dir / "exports.map"
+            exports.write_text(version_script())
+            link = [nvcc, "-shared", "-Xlinker", f"--version-script={exports}", "-o", str(staged)]
+            _run(link + [str(obj) for _, obj, _ in jobs])
             (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
             (target.parent / MANIFEST_NAME).write_text(json.dumps(described, indent=1))
             os.replace(staged, target)  # atomic: a reader sees all or nothing

@@ -32,6 +32,19 @@ TARGETS = {
     FLASHINFER_DECODE: "JaxGlmNopeFlashInferSm120Decode",
     FLASHINFER_PREFILL: "JaxGlmNopeFlashInferSm120Prefill",
 }
+# The extern "C" queries of ffi/ Python calls through ctypes (the compiled rules the
+# Python ones are checked against). With TARGETS' symbols, all the library exports
+# (build.EXPORTED).
+QUERIES = (
+    "jax_glm_nope_flashinfer_decode_scratch_heads",
+    "jax_glm_nope_flashinfer_decode_splits",
+    "jax_glm_nope_sm90_num_splits",
+    "jax_glm_nope_sm90_batch_num_splits",
+    "jax_glm_nope_sm90_scratch_splits",
+    "jax_glm_nope_sm90_kernel_count",
+    "jax_glm_nope_sm90_kernel_row",
+    "jax_glm_nope_sm90_kernel_index",
+)
 
 # Mirrors ffi/flashinfer/sm120/sm120_common.h: FlashInfer's decode walks candidates in
 # windows of 64 and takes T <= 64; its prefill takes these head counts.
