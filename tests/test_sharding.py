@@ -103,11 +103,12 @@ def test_automatic_calls_under_shard_map_default_checks(layout):
 @pytest.mark.parametrize(
     ("layout", "per_device", "attention_target"),
     [(layout, 8, "@jax_glm_nope_sm90_sparse_mla") for layout in LAYOUTS]
-    + [("heads", 1, "@__gpu$xla.gpu.triton"), ("data_x_model", 1, "@__gpu$xla.gpu.triton")],
+    + [("heads", 1, "@jax_glm_nope_sm90_sparse_mla")]
+    + [("heads", 2, "@__gpu$xla.gpu.triton"), ("data_x_model", 2, "@__gpu$xla.gpu.triton")],
 )
 def test_export_for_an_h200_under_shard_map_default_checks(layout, per_device, attention_target):
     """From this CPU host, for the H200: our KV-row kernel and the attention kernel the
-    table picks (8 tokens per device: our sm_90a kernel; one, the decode shape: Pallas),
+    table picks (8 tokens per device, or one at 8 heads: our sm_90a kernel; two: Pallas),
     inside the shard_map, with the varying-axes check on."""
     mesh, data, heads, shards = _layout(layout)
     tokens = per_device * (mesh.shape[data] if data else 1)
