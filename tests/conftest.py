@@ -20,11 +20,7 @@ def _device():
     return device.current()
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU")
-    config.addinivalue_line("markers", "sm90: needs a Hopper GPU (compute capability 9.0)")
-    config.addinivalue_line("markers", "sm120: needs an SM120/SM121 GPU")
-    config.addinivalue_line("markers", "nvcc: needs nvcc to build the native library")
+# The markers (gpu, sm90, sm120, nvcc, slow) are registered in pyproject.toml, once.
 
 
 def pytest_collection_modifyitems(config, items):

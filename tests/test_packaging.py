@@ -289,3 +289,18 @@ def test_mypy_resolves_the_installed_package_from_a_users_folder(tmp_path):
     )
     assert "import-not-found" not in done.stdout, done.stdout
     assert 'Revealed type is "def (latent:' in done.stdout and done.returncode == 0, done.stdout + done.stderr
+
+
+def test_each_test_marker_is_registered_once():
+    """pytest lists a marker once per registration: one home (pyproject.toml) for each."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--markers", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    names = re.findall(r"^@pytest\.mark\.(\w+):", done.stdout, re.MULTILINE)
+    ours = [name for name in names if name in {"gpu", "sm90", "sm120", "nvcc", "slow"}]
+    assert sorted(ours) == ["gpu", "nvcc", "slow", "sm120", "sm90"], ours
