@@ -68,8 +68,6 @@ def spec_id(spec: dict) -> str:
 
 
 NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
-# What the terminal says while the session's build runs (measured on two CPU cores).
-NATIVE_BUILD_MINUTES = "1-2"
 _NATIVE = pytest.StashKey[dict]()
 
 _BUILD_SCRIPT = (
@@ -140,8 +138,8 @@ def _start_native_build(config, items, have_nvcc: bool) -> None:
     say(
         config,
         f"jax_glm_nope: building the native library with nvcc for {', '.join(NATIVE_TEST_ARCHS)} "
-        f"with FlashInfer's adapters, in the background (once per run, about {NATIVE_BUILD_MINUTES} "
-        "minutes on two cores; the tests that need it wait for it)",
+        f"with FlashInfer's adapters, in the background (once per run; {build.expected_duration(cache)}; "
+        "the tests that need it wait for it)",
     )
 
 
