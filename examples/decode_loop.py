@@ -357,12 +357,16 @@ def kv_table(cfg: model_lib.Config, memory_bytes: int) -> list[dict]:
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     model = parser.add_argument_group("model (attention geometry fixed: GLM-5.3-Flash sparse MLA)")
-    model.add_argument("--layers", type=int, default=model_lib.Config.num_layers)
-    model.add_argument("--hidden", type=int, default=model_lib.Config.hidden_size)
-    model.add_argument("--vocab", type=int, default=model_lib.Config.vocab_size)
-    model.add_argument("--ffn", type=int, default=model_lib.Config.ffn_size)
+    model.add_argument(
+        "--layers", type=int, default=model_lib.Config.num_layers, help="sparse-MLA layers (one KV pool each)"
+    )
+    model.add_argument("--hidden", type=int, default=model_lib.Config.hidden_size, help="residual width")
+    model.add_argument("--vocab", type=int, default=model_lib.Config.vocab_size, help="vocabulary size")
+    model.add_argument("--ffn", type=int, default=model_lib.Config.ffn_size, help="MLP width")
     model.add_argument("--heads", type=int, default=model_lib.Config.num_heads, help="query heads in all")
     model.add_argument(
         "--topk-pools",
@@ -370,7 +374,9 @@ def parse_args(argv=None):
         default=model_lib.Config.topk_pools,
         help="pools of 4 tokens the indexer keeps (512: 2051 candidates)",
     )
-    model.add_argument("--param-dtype", default="float32", choices=("float32", "bfloat16"))
+    model.add_argument(
+        "--param-dtype", default="float32", choices=("float32", "bfloat16"), help="weights' dtype"
+    )
     run = parser.add_argument_group("run")
     run.add_argument(
         "--implementation",
@@ -380,10 +386,12 @@ def parse_args(argv=None):
     )
     run.add_argument("--interpret", action="store_true", help="Pallas interpreter (CPU tests)")
     run.add_argument("--batch", type=int, default=Run.batch, help="requests")
-    run.add_argument("--prompt-len", type=int, default=Run.prompt_len)
+    run.add_argument(
+        "--prompt-len", type=int, default=Run.prompt_len, help="random prompt tokens per request"
+    )
     run.add_argument("--prefill-chunk", type=int, default=0, help="prompt tokens per prefill step (0: all)")
     run.add_argument("--steps", type=int, default=Run.steps, help="decode steps")
-    run.add_argument("--page-size", type=int, default=Run.page_size)
+    run.add_argument("--page-size", type=int, default=Run.page_size, help="tokens per KV page")
     run.add_argument("--data", type=int, default=1, help="data-parallel mesh axis (splits the batch)")
     run.add_argument("--model", type=int, default=1, help="tensor-parallel mesh axis (splits the heads)")
     run.add_argument(
@@ -392,7 +400,7 @@ def parse_args(argv=None):
         default=None,
         help="on a CPU: split it into this many XLA devices (set before jax starts)",
     )
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts")
     run.add_argument(
         "--distributed", action="store_true", help="call jax.distributed.initialize() (one process per host)"
     )
@@ -407,7 +415,7 @@ def parse_args(argv=None):
     run.add_argument(
         "--kv-memory-gib", type=float, default=80.0, help="KV budget per device for the capacity line"
     )
-    run.add_argument("--json", help="write the results to this file")
+    run.add_argument("--json", default=None, help="write the results to this file")
     return parser.parse_args(argv)
 
 
@@ -470,6 +478,22 @@ def report(summary: dict, tokens: np.ndarray) -> None:
         )
 
 
+def _check_devices(run: Run) -> None:
+    """A mesh larger than the devices ends here with the flag that fixes it on a CPU,
+    before any compile (make_mesh would raise the same in the middle of a run)."""
+    needed, found = run.data * run.model, len(jax.devices())
+    if needed > found:
+        hint = (
+            f"; on a CPU, add --host-devices {needed} to split it into {needed} XLA devices"
+            if jax.default_backend() == "cpu"
+            else ""
+        )
+        raise SystemExit(
+            f"decode_loop.py: error: --data {run.data} x --model {run.model} needs {needed} devices, "
+            f"found {found}{hint}"
+        )
+
+
 def main(argv=None) -> dict:
     args = parse_args(argv)
     if args.distributed:
@@ -484,6 +508,7 @@ def main(argv=None) -> dict:
         param_dtype=args.param_dtype,
     )
     run = Run(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Run)})
+    _check_devices(run)
     result = generate(cfg, run, attention_share=args.attention_share)
     t = result.timings
     devices = jax.devices()

@@ -424,3 +424,14 @@ def make_step(
         check_vma=not interpret,
     )
     return jax.jit(sharded, donate_argnums=(1,))
+
+
+if __name__ == "__main__":
+    # A library module: say what it is and what runs it, rather than exit in silence.
+    cfg = Config()
+    print(__doc__.split("\n\n")[0])
+    print(
+        f"Default geometry: {cfg.num_layers} layers, hidden {cfg.hidden_size}, {cfg.num_heads} heads, "
+        f"{cfg.num_candidates} candidates per token; attention modes {', '.join(ATTENTION_MODES)}."
+    )
+    print("It is imported by decode_loop.py; run: python examples/decode_loop.py --help")

@@ -11,7 +11,7 @@ from .cache import (
     stacked_slots,
 )
 from .candidates import mask_holes, pad_candidates, to_slots
-from .choice import Choice, sparse_mla_implementation, write_kv_implementation
+from .choice import Choice, sparse_mla_implementation, sparse_mla_scratch_bytes, write_kv_implementation
 from .device import Device, lowering_for
 from .dispatch import SparseMlaImplementation, WriteKvImplementation, export_disabled_checks
 from .layout import COMPACT, HEAD_DIM, PADDED, RowFormat, row_format
@@ -52,6 +52,7 @@ __all__ = [
     "row_format",
     "sparse_mla",
     "sparse_mla_implementation",
+    "sparse_mla_scratch_bytes",
     "stacked_slots",
     "to_slots",
     "write_kv",

@@ -11,6 +11,7 @@ would raise, the query raises.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 
 from . import device as device_mod
@@ -84,6 +85,42 @@ def sparse_mla_implementation(
     the plain-jnp reference unless it is named. The environment switch
     ``JAX_GLM_NOPE_SPARSE_MLA`` is read now, as at a trace.
     """
+    shapes, options = _sparse_mla_call(
+        num_tokens, num_heads, num_candidates, batch_invariant, interpret, row_bytes, num_slots
+    )
+    return _choice("sparse_mla", implementation, shapes, options, device)
+
+
+def sparse_mla_scratch_bytes(
+    num_tokens: int,
+    num_heads: int,
+    num_candidates: int,
+    *,
+    device: Device | None = None,
+    implementation: SparseMlaImplementation | None = None,
+    batch_invariant: bool = False,
+    interpret: bool = False,
+    row_bytes: RowFormat | int = COMPACT,
+    num_slots: int = 1,
+) -> int:
+    """Bytes of scratch one ``sparse_mla`` call of these shapes takes on ``device``, for a
+    memory planner: the buffers its kernels write besides ``out`` and ``lse`` (the split
+    partials of ``cuda`` and ``pallas``, FlashInfer's decode ``mid_out``/``mid_lse``),
+    sized by the rules the implementation itself uses, for the implementation
+    :func:`sparse_mla_implementation` picks with the same arguments (and raising what it
+    raises). A function of the shapes and the device's SM count only; ``reference`` has
+    no kernel and answers 0 (its chunks' temporaries are XLA's)."""
+    shapes, options = _sparse_mla_call(
+        num_tokens, num_heads, num_candidates, batch_invariant, interpret, row_bytes, num_slots
+    )
+    choice = _choice("sparse_mla", implementation, shapes, options, device)
+    impl = dispatch.table.entry("sparse_mla", choice.implementation).load()
+    buffers = impl.scratch(shapes, choice.device, **options)
+    return sum(math.prod(b.shape) * b.dtype.itemsize for b in buffers)
+
+
+def _sparse_mla_call(num_tokens, num_heads, num_candidates, batch_invariant, interpret, row_bytes, num_slots):
+    """A call's shapes and options as the dispatch sees them, validated."""
     num_tokens = validate.check_static_int(num_tokens, "num_tokens", 0)
     if num_tokens > validate.MAX_TOKENS:
         raise ValueError(f"num_tokens: expected at most {validate.MAX_TOKENS}, got {num_tokens}")
@@ -97,8 +134,7 @@ def sparse_mla_implementation(
     if validate.check_bool(interpret, "interpret"):
         options["interpret"] = True
     fmt, num_slots = _pool(row_bytes, num_slots)
-    shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
-    return _choice("sparse_mla", implementation, shapes, options, device)
+    return Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots), options
 
 
 def write_kv_implementation(

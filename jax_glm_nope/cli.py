@@ -27,9 +27,8 @@ DESCRIPTION = (
 
 
 def _capacity(args) -> int:
-    rows = capacity_mod.capacity(
-        capacity_mod.parse_bytes(args.memory), tp=args.tp, page_size=args.page_size, context=args.context
-    )
+    memory = capacity_mod.parse_bytes(args.memory)
+    rows = capacity_mod.capacity(memory, tp=args.tp, page_size=args.page_size, context=args.context)
     model = capacity_mod.GLM53_FLASH
     if args.json:
         print(
@@ -37,6 +36,7 @@ def _capacity(args) -> int:
                 {
                     "model": model.name,
                     "memory": args.memory,
+                    "memory_bytes": memory,  # as parsed: what the rows were computed from
                     "tp": args.tp,
                     "heads_per_device": model.num_heads // args.tp,
                     "page_size": args.page_size,
@@ -81,6 +81,8 @@ def _versions() -> dict[str, str]:
     return versions
 
 
+# What an implementation that serves here adds to its line; one that cannot serve says why
+# instead, since implementation=None can never take it.
 AUTO_NOTE = {"yes": "", "by shape": " (automatic for some shapes)"}
 
 
@@ -174,14 +176,20 @@ def _info(args) -> int:
         return 0
     for name, version in record["versions"].items():
         print(f"{name:<13} {version}")
-    print(f"{'device':<13} {here.describe()} (platform {here.platform}, SMs {here.sm_count or '-'})")
+    # describe() names the platform of a device without a compute capability itself.
+    device_line = here.describe()
+    if here.sm_count is not None:
+        device_line += f", {here.sm_count} SMs"
+    print(f"{'device':<13} {device_line}")
     for device in record["jax_devices"]:
         print(f"{'jax device':<13} {device['id']}: {device['kind']} ({device['platform']})")
     for operation, report in record["operations"].items():
         for entry in report["implementations"]:
-            state = "ready" if entry["serves"] else f"unavailable: {entry['reason']}"
-            automatic = AUTO_NOTE[entry["auto"]]
-            print(f"{operation:<13} {entry['name']:<10} {state}{automatic}")
+            if entry["serves"]:
+                state = "ready" + AUTO_NOTE[entry["auto"]]
+            else:
+                state = f"unavailable: {entry['reason']}"
+            print(f"{operation:<13} {entry['name']:<10} {state}")
         print(f"{operation:<13} {'None':<10} -> {report['automatic']}")
         for variable, value in report["environment"].items():
             if value is not None:
@@ -243,7 +251,11 @@ def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jax-glm-nope", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jax-glm-nope {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    cap = sub.add_parser("capacity", help="tokens and requests a KV budget holds (528 vs 656 vs BF16 rows)")
+    cap = sub.add_parser(
+        "capacity",
+        help="tokens and requests a KV budget holds (528 vs 656 vs BF16 rows)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     cap.add_argument(
         "--memory", required=True, help="KV-cache memory per device, with a unit: 80GiB, 141GB, 1e9B"
     )
@@ -251,12 +263,12 @@ def _run(argv: list[str]) -> int:
     cap.add_argument("--page-size", type=int, default=64, help="tokens per page")
     cap.add_argument("--context", type=int, default=131072, help="tokens per request")
     cap.add_argument("--json", action="store_true", help="print JSON")
-    cap.set_defaults(func=_capacity)
+    cap.set_defaults(func=_capacity, parser=cap)
     info = sub.add_parser(
         "info", help="versions, the device, which implementations serve here, nvcc, FlashInfer, the library"
     )
     info.add_argument("--json", action="store_true", help="print strict JSON")
-    info.set_defaults(func=_info)
+    info.set_defaults(func=_info, parser=info)
     # Listed for --help only; main() hands its arguments over before parsing.
     sub.add_parser(
         "build-ffi", help="build the native library (the XLA FFI targets) ahead of time (build-ffi --help)"
@@ -265,7 +277,8 @@ def _run(argv: list[str]) -> int:
     try:
         return args.func(args)
     except ValueError as err:
-        parser.error(str(err))
+        # The subcommand's usage line, not the top level's: the error is about its arguments.
+        args.parser.error(str(err))
         return 2
 
 

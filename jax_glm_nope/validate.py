@@ -88,6 +88,15 @@ def check_pool(pool, name: str = "pool") -> tuple[int, RowFormat]:
     Returns ``(num_slots, fmt)``.
     """
     check_dtype(pool, name, (jnp.uint8,))
+    if getattr(pool, "ndim", 0) == 4:
+        # The shape allocate_pools(..., stacked=True) returns: the kernels read one flat
+        # pool, so the layer axis folds into the slots rather than being indexed away.
+        raise ValueError(
+            f"{name}: expected shape [num_slots, row_bytes] or [num_pages, page_size, row_bytes], got "
+            f"shape {tuple(pool.shape)}: a stacked [num_layers, num_pages, page_size, row_bytes] pool "
+            f"is passed flat, pool.reshape(-1, {pool.shape[-1]}), with slots and indices from "
+            "stacked_slots(slots, layer, num_pages * page_size)"
+        )
     check_rank(pool, name, (2, 3), "[num_slots, row_bytes] or [num_pages, page_size, row_bytes]")
     try:
         fmt = layout.row_format(int(pool.shape[-1]))

@@ -20,11 +20,7 @@ def _device():
     return device.current()
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU")
-    config.addinivalue_line("markers", "sm90: needs a Hopper GPU (compute capability 9.0)")
-    config.addinivalue_line("markers", "sm120: needs an SM120/SM121 GPU")
-    config.addinivalue_line("markers", "nvcc: needs nvcc to build the native library")
+# The markers (gpu, sm90, sm120, nvcc, slow) are registered in pyproject.toml, once.
 
 
 def pytest_collection_modifyitems(config, items):
@@ -72,8 +68,6 @@ def spec_id(spec: dict) -> str:
 
 
 NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
-# What the terminal says while the session's build runs (measured on two CPU cores).
-NATIVE_BUILD_MINUTES = "1-2"
 _NATIVE = pytest.StashKey[dict]()
 
 _BUILD_SCRIPT = (
@@ -144,8 +138,8 @@ def _start_native_build(config, items, have_nvcc: bool) -> None:
     say(
         config,
         f"jax_glm_nope: building the native library with nvcc for {', '.join(NATIVE_TEST_ARCHS)} "
-        f"with FlashInfer's adapters, in the background (once per run, about {NATIVE_BUILD_MINUTES} "
-        "minutes on two cores; the tests that need it wait for it)",
+        f"with FlashInfer's adapters, in the background (once per run; {build.expected_duration(cache)}; "
+        "the tests that need it wait for it)",
     )
 
 

@@ -413,3 +413,12 @@ def test_info_reports_the_switch_and_survives_a_forced_one(monkeypatch, capsys):
     assert report["write_kv"]["environment"] == {"JAX_GLM_NOPE_WRITE_KV": None}
     assert cli.main(["info"]) == 0
     assert "sparse_mla    JAX_GLM_NOPE_SPARSE_MLA='flashinfer' (docs/serving.md)" in capsys.readouterr().out
+
+
+def test_the_docs_print_what_the_bucket_loop_prints(capsys):
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text()
+    code, printed = re.search(r"```python\n(H200 = .*?for T in .*?)```\n```\n(.*?)```", text, re.S).groups()
+    exec(code, {"jgn": jgn})
+    assert capsys.readouterr().out == printed

@@ -13,7 +13,7 @@ import jax
 import pytest
 
 import jax_glm_nope as jgn
-from jax_glm_nope import cli, layout
+from jax_glm_nope import cli, device, layout
 
 
 def test_capacity_arithmetic_by_hand():
@@ -269,3 +269,36 @@ def test_cli_capacity_huge_memory_is_exact(capsys):
     data = strict_json(capsys.readouterr().out)
     assert data["rows"][1]["pages"] == 10**400 // (64 * 12 * 689)
     assert cli.main(["capacity", "--memory", "1e9B"]) == 0
+
+
+def test_cli_capacity_argument_errors_show_the_capacity_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["capacity", "--memory", "80GiB", "--tp", "3"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "usage: jax-glm-nope capacity" in err and "tp: expected a divisor of the 64 heads" in err
+
+
+def test_cli_capacity_help_shows_defaults(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["capacity", "--help"])
+    assert "(default: 131072)" in capsys.readouterr().out
+
+
+def test_cli_capacity_json_has_the_parsed_memory(capsys):
+    assert cli.main(["capacity", "--memory", "80GiB", "--json"]) == 0
+    data = strict_json(capsys.readouterr().out)
+    assert data["memory"] == "80GiB" and data["memory_bytes"] == 80 * 2**30
+
+
+def test_cli_info_device_line_says_each_thing_once(info_text):
+    (line,) = [line for line in info_text.stdout.splitlines() if line.startswith("device ")]
+    here = device.current()
+    assert line.split(None, 1)[1] == here.describe() + (f", {here.sm_count} SMs" if here.sm_count else "")
+    assert line.count("platform") <= 1
+
+
+def test_cli_info_marks_automatic_only_on_implementations_that_serve(info_text):
+    for line in info_text.stdout.splitlines():
+        if "unavailable" in line:
+            assert "automatic" not in line, line

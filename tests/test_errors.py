@@ -377,3 +377,17 @@ def test_a_row_size_argument_is_named_once(fn, name):
     ) as err:
         fn()
     assert str(err.value).count("row_bytes") == (name == "row_bytes")
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda pool: jgn.sparse_mla(Q, pool, IDX, 0.1),
+        lambda pool: jgn.write_kv(pool, jnp.zeros((1, 512), jnp.bfloat16), jnp.zeros((1,), jnp.int32)),
+    ],
+)
+def test_a_stacked_pool_is_pointed_to_the_flat_view(fn):
+    stacked = jgn.allocate_pools(2, 4, 8, stacked=True)
+    pattern = r"pool: .*shape \(2, 4, 8, 528\).*pool\.reshape\(-1, 528\).*stacked_slots\(slots, layer"
+    with pytest.raises(ValueError, match=pattern):
+        fn(stacked)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -322,3 +323,45 @@ def test_prefill_steps_beyond_sparse_mla_token_limit_are_refused_with_the_fix():
     with pytest.raises(ValueError, match=r"prefill_chunk <= 512"):
         run = decode_loop.Run(batch=256, prompt_len=4096, prefill_chunk=1024, data=2, steps=1)
         decode_loop.generate(cfg, run)
+
+
+def _run_example(script, *args):
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}  # one CPU device
+    return subprocess.run(
+        [sys.executable, os.path.join(EXAMPLES, script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def test_help_gives_every_option_a_text_and_its_default(capsys):
+    with pytest.raises(SystemExit):
+        decode_loop.parse_args(["--help"])
+    text = capsys.readouterr().out
+    for flag, default in [
+        ("--layers", DEFAULT.num_layers),
+        ("--hidden", DEFAULT.hidden_size),
+        ("--vocab", DEFAULT.vocab_size),
+        ("--ffn", DEFAULT.ffn_size),
+        ("--param-dtype", "float32"),
+        ("--prompt-len", RUN.prompt_len),
+        ("--page-size", 64),
+        ("--seed", 0),
+    ]:
+        option = re.search(rf"^  {flag}[^\n]*(?:\n {{10,}}[^\n]*)*", text, re.MULTILINE).group(0)
+        assert f"(default: {default})" in " ".join(option.split()), option
+
+
+def test_a_mesh_larger_than_the_devices_hints_at_host_devices():
+    done = _run_example("decode_loop.py", "--model", "2")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "--model 2 needs 2 devices, found 1" in done.stderr and "--host-devices 2" in done.stderr
+
+
+def test_the_model_module_run_alone_says_what_it_is():
+    done = _run_example("glm_nope_model.py")
+    assert done.returncode == 0, done.stderr
+    assert "decode_loop.py" in done.stdout and "2051 candidates" in done.stdout

@@ -463,3 +463,67 @@ def test_auto_batch_invariant_where_nothing_honours_it_says_so():
         fn.trace(*specs)
     with pytest.raises(ValueError, match=pattern):
         fn.trace(*specs)
+
+
+# ---------------------------------------------------------------- scratch for a memory planner
+
+ITEMSIZE = {"bf16": 2, "f16": 2, "f32": 4, "i32": 4, "ui8": 1}
+
+
+def _elements_and_type(result: str) -> tuple[int, str]:
+    *dims, dtype = result.split("x")
+    return int(np.prod([int(d) for d in dims])), dtype
+
+
+def scratch_in_hlo(text: str, num_tokens: int, num_heads: int) -> int:
+    """Bytes of every custom call's results but the call's own out and lse (a result of
+    their element count and type: a one-split kernel writes them with a leading axis of 1)."""
+    final = [(num_tokens * num_heads * 512, "bf16"), (num_tokens * num_heads, "f32")]
+    total = 0
+    for call in custom_calls(text):
+        for result in call.results:
+            elements, dtype = _elements_and_type(result)
+            if (elements, dtype) in final:
+                final.remove((elements, dtype))
+            else:
+                total += elements * ITEMSIZE[dtype]
+    return total
+
+
+@pytest.mark.parametrize(
+    "record, num_tokens, num_heads, num_candidates, implementation, options",
+    [
+        (H200, 1, 64, 2176, None, {}),  # pallas, split over the SMs
+        (H200, 8, 64, 2176, None, {}),  # cuda, batch-sized splits
+        (H200, 1, 8, 2051, None, {}),  # cuda at one token, few heads
+        (H200, 256, 64, 2048, None, {}),  # cuda, one split: none
+        (H200, 1, 64, 2048, None, {"batch_invariant": True}),
+        (H200, 1, 8, 2051, "pallas", {}),  # heads padded to the 16-row block
+        (H200, 512, 64, 2048, "pallas", {}),  # one split of 64 heads: the kernel writes out itself
+        (H200, 512, 8, 2048, "pallas", {}),  # one split, 8 heads padded to 16: sliced after
+        (SM120, 5, 24, 2051, None, {}),  # FlashInfer decode: mid_out, mid_lse
+        (SM120, 100, 16, 2051, None, {}),  # FlashInfer prefill: none
+    ],
+)
+def test_scratch_bytes_match_the_lowered_custom_calls(
+    on, record, num_tokens, num_heads, num_candidates, implementation, options
+):
+    on(record)
+    want = jgn.sparse_mla_scratch_bytes(
+        num_tokens, num_heads, num_candidates, device=record, implementation=implementation, **options
+    )
+    specs = attention_specs(num_tokens, num_heads, num_candidates)
+    with jgn.lowering_for(record):
+        text = lowered(attention(implementation, 0.0625, **options), *specs)
+    assert custom_calls(text)
+    assert scratch_in_hlo(text, num_tokens, num_heads) == want
+
+
+def test_scratch_bytes_per_bucket_are_bounded():
+    """The figures a planner reads for a 64-head, 2176-candidate layer on an H200: a few
+    MiB at decode, none once one split fills the GPU."""
+    sizes = {t: jgn.sparse_mla_scratch_bytes(t, 64, 2176, device=H200) for t in (1, 8, 64, 256)}
+    assert 4 * 2**20 < sizes[1] < 5 * 2**20
+    assert sizes[8] < sizes[64] <= 16.1 * 2**20
+    assert sizes[256] == 0
+    assert jgn.sparse_mla_scratch_bytes(1, 64, 2176, implementation="reference") == 0

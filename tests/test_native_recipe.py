@@ -342,3 +342,26 @@ def test_cli_with_flashinfer_requires_it(fake_nvcc, capsys, tmp_path, monkeypatc
     assert "headers not found" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # one or the other
         build.main(["--archs", "sm_120a", "--with-flashinfer", "--without-flashinfer"])
+
+
+def test_the_progress_line_gives_the_last_measured_build_time(fake_nvcc, caplog):
+    assert build.last_build_seconds() is None
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        build.build(TEST_ARCHS, flashinfer=False)
+    (first,) = [r.getMessage() for r in caplog.records if "building the native library" in r.getMessage()]
+    assert "no earlier build recorded here" in first and "longer under load" in first
+    seconds = build.last_build_seconds()
+    assert seconds is not None and seconds >= 0
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        build.build(TEST_ARCHS, flashinfer=False, force=True)
+    (again,) = [r.getMessage() for r in caplog.records if "building the native library" in r.getMessage()]
+    assert f"the last build here took {seconds:.0f} s" in again
+
+
+@pytest.mark.parametrize("content", ["", "{", '{"seconds": "soon"}', '{"seconds": -1}', "[]"])
+def test_an_unreadable_build_time_is_no_build_time(fake_nvcc, content):
+    build.cache_dir().mkdir(parents=True, exist_ok=True)
+    (build.cache_dir() / build.LAST_BUILD_NAME).write_text(content)
+    assert build.last_build_seconds() is None
+    assert "no earlier build recorded" in build.expected_duration()

@@ -304,3 +304,18 @@ def test_the_wheel_script_keeps_its_tools_out_of_the_callers_environment():
         text = ci.read_text()
         assert "scripts/build_wheel.sh --library" in text
         assert f"cached_library({NATIVE_TEST_ARCHS!r})".replace("'", '"') in text  # conftest's build
+
+
+def test_each_test_marker_is_registered_once():
+    """pytest lists a marker once per registration: one home (pyproject.toml) for each."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--markers", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    names = re.findall(r"^@pytest\.mark\.(\w+):", done.stdout, re.MULTILINE)
+    ours = [name for name in names if name in {"gpu", "sm90", "sm120", "nvcc", "slow"}]
+    assert sorted(ours) == ["gpu", "nvcc", "slow", "sm120", "sm90"], ours

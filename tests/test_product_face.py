@@ -145,3 +145,30 @@ def test_the_lab_is_in_small_files():
         if (lines := len(path.read_text(errors="replace").splitlines())) > LAB_FILE_LINES
     }
     assert not large, large
+
+
+# A status that a later run makes false: the docs describe the present, so a check or a
+# cost that was run or measured says what came of it.
+NOT_YET = re.compile(r"\bnot yet (?:run|measured|timed|verified)\b", re.IGNORECASE)
+
+
+def test_the_docs_say_what_came_of_each_check():
+    stale = [
+        (p.relative_to(ROOT).as_posix(), n, line.strip())
+        for p in face_files(["README.md", "docs"])
+        if p.suffix == ".md"
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if NOT_YET.search(line)
+    ]
+    assert stale == []
+
+
+def test_each_script_the_verification_table_names_is_reported_as_run_where_a_results_page_has_it():
+    results = " ".join((ROOT / "docs" / name).read_text() for name in ("h200_results.md", "h100_results.md"))
+    for line in (ROOT / "docs" / "ffi.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) != 3 or not line.startswith("|"):
+            continue
+        for script in re.findall(r"`(scripts/[\w.]+)", cells[1]):
+            if script in results:
+                assert "verified" in cells[2], (script, cells[2])

@@ -13,6 +13,10 @@ Every implementation module answers the same three questions:
   decision's :class:`~jax_glm_nope.device.Device`, the one to size the work for; an
   implementation never asks for the current device itself.
 
+A ``sparse_mla`` implementation also answers ``scratch(shapes, device, **options)``: the
+buffers (``jax.ShapeDtypeStruct``) its kernels write besides ``out`` and ``lse``, sized by
+the rules its call uses (:func:`jax_glm_nope.sparse_mla_scratch_bytes` sums them).
+
 ``OPTIONS`` names the keyword options it takes; ``CUSTOM_CALL_TARGETS`` (optional) the
 custom calls it lowers to, which :func:`jax_glm_nope.export_disabled_checks` gathers; and
 ``lowering_context(device)`` (optional) the context its lowering needs when the call is

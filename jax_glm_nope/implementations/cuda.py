@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import functools
 
+import jax
+import jax.numpy as jnp
+
 from .. import device as device_mod
 from .. import native
 from ..native import targets
@@ -51,6 +54,14 @@ def splits(num_tokens: int, num_heads: int, num_candidates: int, batch_invariant
         return targets.sm90_num_splits(num_heads, num_candidates)
     sm_count = device.split_sm_count
     return targets.sm90_batch_num_splits(num_tokens, num_heads, num_candidates, sm_count)
+
+
+def scratch(shapes, device, *, batch_invariant: bool = False, **_) -> tuple:
+    """The split partials a call on ``device`` gives the kernel as result buffers (none
+    when it runs one split): what :func:`_attend` sizes, from the same rules."""
+    count = splits(shapes.num_tokens, shapes.num_heads, shapes.num_candidates, batch_invariant, device)
+    part_out, part_lse = targets.sm90_scratch_shapes(shapes.num_tokens, shapes.num_heads, count)
+    return jax.ShapeDtypeStruct(part_out, jnp.float32), jax.ShapeDtypeStruct(part_lse, jnp.float32)
 
 
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, batch_invariant: bool, device):

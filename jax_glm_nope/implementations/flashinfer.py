@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+import jax
 import jax.numpy as jnp
 
 from .. import device as device_mod
@@ -62,6 +63,16 @@ def plan(num_tokens: int, num_heads: int, num_candidates: int) -> Plan:
     window = targets.FLASHINFER_WINDOW
     heads = next(h for h in targets.FLASHINFER_PREFILL_HEADS if h >= num_heads)
     return Plan(targets.FLASHINFER_PREFILL, heads, -(-num_candidates // window) * window, ())
+
+
+def scratch(shapes, device, **_) -> tuple:
+    """Decode's ``(mid_out bf16, mid_lse f32)`` result buffers, as :func:`plan` sizes them;
+    prefill takes none."""
+    launch = plan(shapes.num_tokens, shapes.num_heads, shapes.num_candidates)
+    return tuple(
+        jax.ShapeDtypeStruct(shape, dtype)
+        for shape, dtype in zip(launch.scratch, (jnp.bfloat16, jnp.float32), strict=False)
+    )
 
 
 def _attend(q, pool, indices, topk_lens, *, sm_scale: float, device):

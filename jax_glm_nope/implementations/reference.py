@@ -89,6 +89,12 @@ def _attend_chunk(q, pool, indices, topk_lens, sm_scale):
     return jnp.where(bad[..., None], jnp.nan, out), jnp.where(bad, jnp.nan, lse)
 
 
+def scratch(shapes, device, **_) -> tuple:
+    """None of a kernel's: the chunks' temporaries (at most ``CHUNK_BYTES``, or one token's)
+    are XLA's own."""
+    return ()
+
+
 def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, device=None):
     """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
     del device  # plain jnp: the same code on every device

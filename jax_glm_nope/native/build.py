@@ -75,6 +75,9 @@ MANIFEST_NAME = "build.json"
 # its own xla::ffi). A linker version script, not -fvisibility=hidden: one list for every
 # unit, FlashInfer's headers included, whatever visibility they declare.
 EXPORTED = ("JaxGlmNope*", "jax_glm_nope_*")
+# In the cache root: how long the last build there took, for the next build's progress
+# line (the time depends on the cores and their load, so a measured one beats a constant).
+LAST_BUILD_NAME = "last_build.json"
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -355,6 +358,34 @@ def _file_lock(path: pathlib.Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def last_build_seconds(cache: pathlib.Path | None = None) -> float | None:
+    """Seconds the last build in ``cache`` (default :func:`cache_dir`) took, or None when
+    none recorded one (or the record is unreadable)."""
+    path = (cache_dir() if cache is None else pathlib.Path(cache)) / LAST_BUILD_NAME
+    try:
+        seconds = json.loads(path.read_text())["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else None
+
+
+def expected_duration(cache: pathlib.Path | None = None) -> str:
+    """What a progress line says about the build's length: the last measured time here,
+    else a range that holds only on idle cores."""
+    seconds = last_build_seconds(cache)
+    if seconds is None:
+        return "no earlier build recorded here; 1-2 minutes on two idle cores, longer under load"
+    return f"the last build here took {seconds:.0f} s"
+
+
+def _record_build_seconds(seconds: float, archs: tuple[str, ...], flashinfer: bool) -> None:
+    record = {"seconds": round(seconds, 1), "archs": list(archs), "flashinfer": flashinfer}
+    try:
+        (cache_dir() / LAST_BUILD_NAME).write_text(json.dumps(record))
+    except OSError:  # informational only: a read-only cache root loses nothing else
+        pass
+
+
 def build(
     archs: tuple[str, ...] | None = None,
     *,
@@ -386,9 +417,10 @@ def build(
         target.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         log.warning(
-            "jax_glm_nope: building the native library for %s%s (cached in %s)",
+            "jax_glm_nope: building the native library for %s%s (%s; cached in %s)",
             ", ".join(archs),
-            " with FlashInfer's SM120 kernels, a few minutes" if flashinfer else "",
+            " with FlashInfer's SM120 kernels" if flashinfer else "",
+            expected_duration(),
             target.parent,
         )
         with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
@@ -416,7 +448,9 @@ def build(
             (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
             (target.parent / MANIFEST_NAME).write_text(json.dumps(described, indent=1))
             os.replace(staged, target)  # atomic: a reader sees all or nothing
-        log.warning("jax_glm_nope: native library built in %.1f s: %s", time.monotonic() - started, target)
+        elapsed = time.monotonic() - started
+        _record_build_seconds(elapsed, archs, flashinfer)
+        log.warning("jax_glm_nope: native library built in %.1f s: %s", elapsed, target)
     return target
 
 

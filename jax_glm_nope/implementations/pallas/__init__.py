@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import jax
 
 from ...validate import check_bool
-from .schedule import Schedule, choose_schedule
+from .schedule import Schedule, choose_schedule, split_results
 
 # The jax releases this package is tested with (pyproject.toml pins the same range).
 SUPPORTED_JAX = ">=0.10.2,<0.12"
@@ -155,6 +155,18 @@ def _host_kind_known_as(kind: str):
         registry.pop(host_kind, None)
 
 
+def scratch(shapes, device, *, schedule: Schedule | None = None, **_) -> tuple:
+    """The kernel's per-split results where they are not the call's ``out`` and ``lse``
+    (more than one split, or heads padded to the block): the schedule ``sparse_mla``
+    takes on ``device``, and the shapes the kernel is given (:func:`.schedule.split_results`)."""
+    num_tokens, num_heads = shapes.num_tokens, shapes.num_heads
+    sched = schedule or choose_schedule(num_tokens, num_heads, shapes.num_candidates, device.split_sm_count)
+    (out_shape, out_dtype), (lse_shape, lse_dtype) = split_results(num_tokens, num_heads, sched)
+    if sched.num_splits == 1 and out_shape[2] == num_heads:
+        return ()  # one split of exactly H heads: the kernel writes out and lse themselves
+    return jax.ShapeDtypeStruct(out_shape, out_dtype), jax.ShapeDtypeStruct(lse_shape, lse_dtype)
+
+
 def shapes_unsupported(shapes, *, interpret: bool = False, **_) -> str | None:
     # Pools of 2-4 GiB get 64-bit offsets from offsets.py; should this jax's lowering not
     # allow that, its int32 offsets would read rows past 2 GiB at wrong addresses.
@@ -177,6 +189,7 @@ __all__ = [
     "device_unsupported",
     "lowering_context",
     "merge_splits",
+    "scratch",
     "shapes_unsupported",
     "sparse_mla",
 ]

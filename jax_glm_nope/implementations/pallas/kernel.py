@@ -48,7 +48,7 @@ from ..numerics import (
     scale_by_power_of_two,
     split_float,
 )
-from .schedule import Schedule
+from .schedule import Schedule, split_results
 
 LOG2E = math.log2(math.e)
 LN2 = math.log(2.0)
@@ -365,11 +365,11 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     With one split the output is already bf16 and final.
     """
     num_tokens, num_heads, _ = q.shape
-    padded_heads = -(-num_heads // sched.block_h) * sched.block_h
+    (out_shape, out_dtype), (lse_shape, lse_dtype) = split_results(num_tokens, num_heads, sched)
+    padded_heads = out_shape[2]
     q = q.reshape(num_tokens * num_heads, HEAD_DIM)
     num_slots = pool.shape[0]
     tiles_per_split = sched.tiles(indices.shape[1])
-    out_dtype = jnp.bfloat16 if sched.num_splits == 1 else jnp.float32
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
     # Inside shard_map the operands share their mesh axes, and so do the results.
     operands = same_varying_axes(indices, topk_lens, q, pool)
@@ -386,10 +386,8 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
         kernel,
         grid=grid,
         out_shape=(
-            jax.ShapeDtypeStruct(
-                (sched.num_splits, num_tokens, padded_heads, HEAD_DIM), out_dtype, **struct_kw
-            ),
-            jax.ShapeDtypeStruct((sched.num_splits, num_tokens, padded_heads), jnp.float32, **struct_kw),
+            jax.ShapeDtypeStruct(out_shape, jnp.dtype(out_dtype), **struct_kw),
+            jax.ShapeDtypeStruct(lse_shape, jnp.dtype(lse_dtype), **struct_kw),
         ),
         compiler_params=plgpu.CompilerParams(num_warps=sched.num_warps, num_stages=sched.num_stages),
         interpret=interpret,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...device import DEFAULT_SM_COUNT as NUM_SMS  # the H200's, where the table was measured
+from ...layout import HEAD_DIM
 
 SMALL_HEADS = 16  # tl.dot's smallest M (or N): 1..16 heads share one 16-row block
 MEDIUM_HEADS = 32
@@ -52,6 +53,18 @@ class Schedule:
 
     def padded_candidates(self, num_candidates: int) -> int:
         return self.tiles(num_candidates) * self.num_splits * self.block_k
+
+
+def split_results(num_tokens: int, num_heads: int, sched: Schedule) -> tuple:
+    """The kernel's results, ``((shape, dtype), (shape, dtype))``: each split's output
+    ``[S, T, Hp, 512]`` (bfloat16 when one split makes it final, else float32) and LSE
+    ``[S, T, Hp]`` float32, ``Hp`` the heads rounded up to ``sched.block_h``."""
+    padded_heads = -(-num_heads // sched.block_h) * sched.block_h
+    out_dtype = "bfloat16" if sched.num_splits == 1 else "float32"
+    return (
+        ((sched.num_splits, num_tokens, padded_heads, HEAD_DIM), out_dtype),
+        ((sched.num_splits, num_tokens, padded_heads), "float32"),
+    )
 
 
 def head_block(num_heads: int) -> int:
