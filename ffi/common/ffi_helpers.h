@@ -72,8 +72,8 @@ struct DeviceArch {
 // A device's architecture never changes while the process runs, so it is queried once per
 // device ordinal and kept: each CUDA runtime call a handler makes before its launch is host
 // time between the kernel before ours and ours, with the GPU idle when XLA launches without
-// command buffers (a traced call spent ~8 us in three attribute queries and a function
-// attribute set before its launch). cudaDeviceGetAttribute does not touch the stream, so
+// command buffers (a host trace showed these queries and the function-attribute set as most
+// of the time before the launch). cudaDeviceGetAttribute does not touch the stream, so
 // the first query is safe while XLA records a command buffer. Threads racing on the first
 // query store the same values.
 constexpr int kMaxDevices = 64;

@@ -40,9 +40,9 @@ class Entry:
 # cuda from here, Pallas below (docs/h200_results.md: T=8 cuda; at T=4 cuda was 1.17-1.35x
 # faster than Pallas at 16 and 64 heads on the H200, at T=2 0.83-1.05x)
 CUDA_MIN_TOKENS = 4
-# ... and at one token up to this many heads, where the whole call (kernels and merge) was
-# measured faster on the H100 (docs/h100_results.md: b=1 H=8 9.3 against 11.7 us, H=16
-# 11.2 against 11.8; from 32 heads Pallas, 12.0-12.7 against 16.8-17.2).
+# ... and at one token up to this many heads, where the whole call (kernels and merge or
+# combine) was measured faster than Pallas's; from 32 heads Pallas's was faster
+# (docs/h100_results.md, the one-token rows).
 CUDA_ONE_TOKEN_MAX_HEADS = 16
 
 

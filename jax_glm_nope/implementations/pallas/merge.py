@@ -42,19 +42,17 @@ def _next_power_of_two(n: int) -> int:
     return 1 << max(0, n - 1).bit_length()
 
 
-def merge_blocks(num_splits: int, num_heads: int) -> tuple[int, int, int]:
-    """``(split_pad, block_h, block_d)`` for merging ``num_splits`` splits of ``num_heads``
-    heads: every split of ``block_h x block_d`` outputs in one program of at most
-    ``ELEMENTS_PER_PROGRAM`` elements (``MIN_BLOCK_D`` columns at the least).
+def merge_blocks(num_splits: int) -> tuple[int, int]:
+    """``(split_pad, block_d)`` for merging ``num_splits`` splits: every split of
+    ``block_d`` columns of one head in one program of at most ``ELEMENTS_PER_PROGRAM``
+    elements (``MIN_BLOCK_D`` columns at the least).
 
     One head per program: each split's columns are then one contiguous run, which Triton
     loads 16 bytes at a time (a block of several heads made the offsets a division and a
-    remainder of the lane index, loaded 4 bytes at a time: 5-6 us for a one-token merge on
-    the H100 instead of the ~1-2 its bytes need)."""
-    del num_heads  # one head per program whatever H is
+    remainder of the lane index, which Triton loaded 4 bytes at a time, several times slower
+    than the bytes need)."""
     split_pad = _next_power_of_two(num_splits)
-    block_d = min(HEAD_DIM, max(MIN_BLOCK_D, ELEMENTS_PER_PROGRAM // split_pad))
-    return split_pad, 1, block_d
+    return split_pad, min(HEAD_DIM, max(MIN_BLOCK_D, ELEMENTS_PER_PROGRAM // split_pad))
 
 
 def _weights(lse):
@@ -115,7 +113,7 @@ def merge_splits(out, lse, num_heads: int | None = None, *, interpret: bool = Fa
             f"schedule: {num_splits} splits of {num_tokens} tokens x {padded_heads} heads exceed the "
             "split merge's 32-bit offsets; use fewer splits at this T (tuning schedules only)"
         )
-    split_pad, _, block_d = merge_blocks(num_splits, num_heads)
+    split_pad, block_d = merge_blocks(num_splits)
     kernel = functools.partial(
         _merge_kernel, num_splits=num_splits, padded_heads=padded_heads, split_pad=split_pad, block_d=block_d
     )
