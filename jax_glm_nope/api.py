@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Never
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
 from . import dispatch, quant, validate
-from .candidates import last_writer_only
+from .candidates import EVERY_CANDIDATE, last_writer_only
 from .dispatch import SparseMlaImplementation, WriteKvImplementation
 from .implementations import Shapes
 from .layout import RowFormat
@@ -87,13 +86,12 @@ def sparse_mla(
         validate.check_topk_lens(topk_lens, num_tokens)
     shapes = Shapes(num_tokens, num_heads, num_candidates, fmt.bytes_per_token, num_slots)
     pool = jnp.reshape(jnp.asarray(pool), (num_slots, fmt.bytes_per_token))  # free: a bitcast in XLA
-    # No XLA kernel before the attention's own: without topk_lens, a constant (a buffer
-    # XLA loads with the executable, not a broadcast per call); given, it goes to the
-    # implementations as it is, each clamping it where it reads it (the rule is
-    # ``j < topk_lens[t]``, which a negative or an oversized length already obeys).
-    if topk_lens is None:
-        topk_lens = np.full((num_tokens,), num_candidates, np.int32)
-    topk_lens = jnp.asarray(topk_lens)
+    # No XLA kernel before the attention's own: without topk_lens, an empty vector that
+    # means "every candidate" (candidates.EVERY_CANDIDATE; a [T] constant would become a
+    # broadcast fusion); given, it goes to the implementations as it is, each clamping it
+    # where it reads it (the rule is ``j < topk_lens[t]``, which a negative or an
+    # oversized length already obeys).
+    topk_lens = jnp.asarray(EVERY_CANDIDATE if topk_lens is None else topk_lens)
     args = (jnp.asarray(q), pool, jnp.asarray(indices), topk_lens)
     return dispatch.call("sparse_mla", implementation, shapes, args, options, sm_scale=sm_scale)
 

@@ -87,10 +87,29 @@ def last_writer_only(slots, num_slots: int):
     return jnp.where(valid & keep, slots, -1).astype(jnp.int32)
 
 
+# What the backends receive when a call gives no ``topk_lens``: an empty int32 vector, a
+# shape XLA carries without a kernel (a full ``[T]`` constant becomes a broadcast fusion
+# before the attention's own kernel at T > 1). It means every candidate counts.
+EVERY_CANDIDATE = np.zeros((0,), np.int32)
+
+
+def counts_every_candidate(topk_lens) -> bool:
+    """Whether ``topk_lens`` is :data:`EVERY_CANDIDATE` (static: its shape says so)."""
+    return topk_lens.shape[0] == 0
+
+
+def lengths(topk_lens: jax.Array, num_tokens: int, num_candidates: int) -> jax.Array:
+    """``topk_lens`` as ``[T]``: :data:`EVERY_CANDIDATE` becomes ``K`` for every token."""
+    if counts_every_candidate(topk_lens) and num_tokens > 0:
+        return jnp.full((num_tokens,), num_candidates, jnp.int32)
+    return topk_lens
+
+
 def active_candidates(indices: jax.Array, topk_lens: jax.Array, num_slots: int) -> jax.Array:
     """The active-candidate rule as a ``[T, K]`` mask: column ``j`` of token ``t`` is attended iff
     ``j < topk_lens[t]`` and ``0 <= indices[t, j] < num_slots``. For the backends: no
-    validation."""
+    validation; ``topk_lens`` may be :data:`EVERY_CANDIDATE`."""
+    topk_lens = lengths(topk_lens, indices.shape[0], indices.shape[1])
     column = jnp.arange(indices.shape[1], dtype=jnp.int32)
     return (column[None, :] < topk_lens[:, None]) & valid_slots(indices, num_slots)
 

@@ -15,7 +15,7 @@
 #   holes   the same at K = 2176 with holes, and prefill                  -> bench_holes/bench.json
 #   onetoken  cuda pallas flashmla plain_jax at one token (and b=8, 128 at 64 heads) -> bench_onetoken/bench.json
 #   gap     benchmarks/launch_gap.py: host and device events of one cuda call      -> gap/launch_gap.json
-#   sweep   Pallas schedules at one token (what the schedule table picks)  -> bench_sweep/bench.json
+#   sweep   Pallas schedules at one token (what the schedule table picks; SWEEP_CASES, SWEEP_LIMIT) -> bench_sweep/bench.json
 #   page    h200.json (docs/results/h200.json with the runs and suite log above) and h200_results.md
 #
 # The suite alone runs past six minutes on the H200 (254 tests): give it a call of its own,
@@ -92,8 +92,8 @@ for phase in $phases; do
     gap)  # a host-and-device trace of one cuda call, under XLA's defaults and command buffers
       timeout 300 python3 benchmarks/launch_gap.py --cases decode:8:64:2048,decode:8:64:2176:holes --out "$OUT/gap" \
         2>&1 | tee "$OUT/gap.log" | head -n 400 || status=1 ;;
-    sweep) bench sweep --implementation pallas --sweep --time-limit 300 \
-      --cases decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:1:64:2176:holes,decode:1:128:2176:holes ;;
+    sweep) bench sweep --implementation pallas --sweep --time-limit "${SWEEP_LIMIT:-300}" \
+      --cases "${SWEEP_CASES:-decode:1:32:2048,decode:1:64:2048,decode:1:128:2048,decode:1:64:2176:holes,decode:1:128:2176:holes}" ;;
     page)  # every bench JSON and suite log under $OUT, into a copy of the kept results file
       cp docs/results/h200.json "$OUT/h200.json"
       mapfile -t runs < <(find "$OUT" -name bench.json | sort)

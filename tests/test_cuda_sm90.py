@@ -243,6 +243,28 @@ def test_every_kernel_row_is_reached_by_a_public_api_case():
     assert None not in named.values(), named
 
 
+@pytest.mark.gpu
+@pytest.mark.sm90
+@pytest.mark.parametrize("num_tokens", [1, 8, 128])
+def test_without_topk_lens_the_compiled_call_is_our_kernels_alone(num_tokens):
+    """Compiled by XLA for this GPU, a call without topk_lens runs no XLA kernel before
+    ours (a [T] constant of lengths became a broadcast fusion at T > 1, and the launch
+    after it waited), and it matches float64 like a call that gives every length."""
+    case = jt.make_case(7, num_tokens, 64, 2048, wide=True)
+
+    def attend(q, pool, indices):
+        return jgn.sparse_mla(q, pool, indices, case.sm_scale, implementation="cuda")
+
+    args = (jnp.asarray(case.q), jnp.asarray(case.pool), jnp.asarray(case.indices))
+    compiled = jax.jit(attend).lower(*args).compile().as_text()
+    kinds = set(re.findall(r"\s(fusion|broadcast|custom-call)\(", compiled))
+    assert kinds == {"custom-call"}, kinds
+    out, lse = jax.jit(attend)(*args)
+    jt.assert_accurate(
+        np.asarray(out.astype(jnp.float32)), np.asarray(lse), *case.reference(), label=case.label
+    )
+
+
 def test_invariant_rule_ignores_the_batch():
     assert {targets.sm90_num_splits(h, 2048) for h in (1, 8, 32)} == {4}
     assert targets.sm90_num_splits(8, 2176) == 5

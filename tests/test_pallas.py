@@ -447,6 +447,27 @@ def test_one_token_call_is_the_kernel_and_the_merge(num_heads):
     assert ops <= {"stablehlo.custom_call", "stablehlo.reshape", "stablehlo.constant"}, ops
 
 
+@pytest.mark.parametrize("with_lens", [False, True], ids=["no_topk_lens", "topk_lens"])
+@pytest.mark.parametrize("num_tokens", [1, 8])
+def test_without_topk_lens_the_kernel_reads_no_lengths(num_tokens, with_lens):
+    """Without topk_lens the attention kernel takes indices, q and the pool only: no [T]
+    constant reaches XLA (its simplifier makes a broadcast kernel of one at T > 1)."""
+    specs = (
+        jax.ShapeDtypeStruct((num_tokens, 64, layout.HEAD_DIM), jnp.bfloat16),
+        jax.ShapeDtypeStruct((4096, layout.COMPACT.bytes_per_token), jnp.uint8),
+        jax.ShapeDtypeStruct((num_tokens, 2048), jnp.int32),
+        jax.ShapeDtypeStruct((num_tokens,), jnp.int32),
+    )
+
+    def call(q, p, i, n):
+        return sparse_mla(q, p, i, 0.0625, topk_lens=n if with_lens else None, implementation="pallas")
+
+    with jgn.lowering_for(H200):
+        text = jax.jit(call).trace(*specs).lower(lowering_platforms=("cuda",)).as_text()
+    (operands,) = re.findall(r"custom_call @__gpu\$xla\.gpu\.triton\(([^)]*)\).*sparse_mla_fp8_rows", text)
+    assert len(operands.split(",")) == (4 if with_lens else 3), operands
+
+
 def test_a_nan_split_beside_empty_splits_merges_to_nan():
     """A head whose only non-empty split is NaN (non-finite referenced input) is NaN in out
     and lse, never the empty sentinel (0, -inf)."""

@@ -22,11 +22,15 @@ struct AttentionShape {
 };
 
 // q [T, H, 512] bf16, pool [num_slots, 528 | 656] u8, indices [T, K] s32,
-// topk_lens [T] s32, out [T, H, 512] bf16, lse [T, H] f32; all 16-byte aligned.
+// topk_lens [T] s32, out [T, H, 512] bf16, lse [T, H] f32; all 16-byte aligned. With
+// `lens_may_be_empty`, topk_lens may also be [0]: every candidate counts (the handler
+// passes no pointer), so no [T] constant reaches XLA, which would broadcast it in a
+// kernel of its own before ours.
 inline ffi::Error check_attention(ffi::Buffer<ffi::BF16> q, ffi::Buffer<ffi::U8> pool,
                                   ffi::Buffer<ffi::S32> indices, ffi::Buffer<ffi::S32> topk_lens,
                                   const ffi::Buffer<ffi::BF16>& out,
-                                  const ffi::Buffer<ffi::F32>& lse, AttentionShape* shape) {
+                                  const ffi::Buffer<ffi::F32>& lse, AttentionShape* shape,
+                                  bool lens_may_be_empty = false) {
   const auto q_dims = q.dimensions();
   if (q_dims.size() != 3 || q_dims[2] != layout::kHeadDim || q_dims[1] < 1 || q_dims[1] > kMaxHeads)
     return ffi::Error::InvalidArgument("q: expected bfloat16 [T, H, 512] with 1 <= H <= 128, got " +
@@ -47,12 +51,17 @@ inline ffi::Error check_attention(ffi::Buffer<ffi::BF16> q, ffi::Buffer<ffi::U8>
   shape->row_bytes = static_cast<int>(pool_dims[1]);
   shape->num_slots = pool_dims[0];
   const int64_t t = shape->tokens, h = shape->heads;
-  if (auto e = check_shape(topk_lens, "topk_lens", {t}); e.failure()) return e;
+  const bool no_lens = lens_may_be_empty && topk_lens.dimensions().size() == 1 &&
+                       topk_lens.dimensions()[0] == 0;
+  if (!no_lens) {
+    if (auto e = check_shape(topk_lens, "topk_lens", {t}); e.failure()) return e;
+    if (auto e = check_aligned(topk_lens, "topk_lens"); e.failure()) return e;
+  }
   if (auto e = check_shape(out, "out", {t, h, layout::kHeadDim}); e.failure()) return e;
   if (auto e = check_shape(lse, "lse", {t, h}); e.failure()) return e;
   for (auto e : {check_aligned(q, "q"), check_aligned(pool, "pool"),
-                 check_aligned(indices, "indices"), check_aligned(topk_lens, "topk_lens"),
-                 check_aligned(out, "out"), check_aligned(lse, "lse")})
+                 check_aligned(indices, "indices"), check_aligned(out, "out"),
+                 check_aligned(lse, "lse")})
     if (e.failure()) return e;
   return ffi::Error::Success();
 }

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 
 from .. import device as device_mod
 from .. import native
-from ..candidates import active_candidates
+from ..candidates import active_candidates, lengths
 from ..native import targets
 from .batching import kernel_call
 
@@ -79,7 +79,8 @@ def _attend(q, pool, indices, topk_lens, *, sm_scale: float, device):
     targets.load_library_for(device)  # at trace time: builds on first use, registers the targets
     num_tokens, num_heads, _ = q.shape
     num_candidates = indices.shape[1]
-    topk_lens = jnp.clip(topk_lens, 0, num_candidates)  # FlashInfer's kernels read it unclamped
+    # FlashInfer's kernels read a [T] length each, unclamped.
+    topk_lens = jnp.clip(lengths(topk_lens, num_tokens, num_candidates), 0, num_candidates)
     active = active_candidates(indices, topk_lens, pool.shape[0])
     indices = jnp.where(active, indices, -1)
     launch = plan(num_tokens, num_heads, num_candidates)

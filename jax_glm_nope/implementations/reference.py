@@ -12,7 +12,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from ..candidates import active_candidates
+from ..candidates import active_candidates, lengths
 from ..layout import HEAD_DIM, NUM_TILES, TILE
 from ..quant import unpack_rows
 from .numerics import FLOAT32_MAX, exp2i, power_of_two_exponent, scale_by_power_of_two, split_float
@@ -99,6 +99,7 @@ def sparse_mla(q, pool, indices, topk_lens, sm_scale: float, *, device=None):
     """Normalised arguments -> ``(out [T, H, 512] bf16, lse [T, H] f32)``."""
     del device  # plain jnp: the same code on every device
     num_tokens, num_heads, _ = q.shape
+    topk_lens = lengths(topk_lens, num_tokens, indices.shape[1])
     chunk = tokens_per_chunk(num_tokens, indices.shape[1], num_heads)
     num_chunks = -(-num_tokens // chunk)
     pad = num_chunks * chunk - num_tokens

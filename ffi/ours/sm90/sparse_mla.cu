@@ -32,7 +32,9 @@ ffi::Error sparse_mla_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi:
                       "this device has compute capability " +
                           std::to_string(arch.major) + "." + std::to_string(arch.minor));
   AttentionShape shape;
-  if (auto e = check_attention(q, pool, indices, topk_lens, *out, *lse, &shape); e.failure())
+  if (auto e = check_attention(q, pool, indices, topk_lens, *out, *lse, &shape,
+                               /*lens_may_be_empty=*/true);
+      e.failure())
     return e;
   const auto lse_dims = part_lse->dimensions();
   if (lse_dims.size() != 3)
@@ -58,7 +60,7 @@ ffi::Error sparse_mla_impl(cudaStream_t stream, int32_t device, ffi::Buffer<ffi:
   p.q = reinterpret_cast<const __nv_bfloat16*>(q.typed_data());
   p.pool = pool.typed_data();
   p.indices = indices.typed_data();
-  p.topk_lens = topk_lens.typed_data();
+  p.topk_lens = topk_lens.element_count() == 0 ? nullptr : topk_lens.typed_data();
   p.out = reinterpret_cast<__nv_bfloat16*>(out->typed_data());
   p.lse = lse->typed_data();
   p.part_out = scratch ? part_out->typed_data() : nullptr;

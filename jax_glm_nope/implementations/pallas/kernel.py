@@ -35,7 +35,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
-from ...candidates import valid_slots
+from ...candidates import counts_every_candidate, valid_slots
 from ...layout import COMPACT, HEAD_DIM, NUM_TILES, SCALE_BYTES, TILE
 from ...mesh_axes import same_varying_axes, type_keywords
 from ..numerics import (
@@ -173,13 +173,8 @@ def _normalised_weights(probs, scales, axis: int):
 
 
 def _kernel(
-    indices_ref,
-    lens_ref,
-    q_ref,
-    pool_ref,
-    out_ref,
-    lse_ref,
-    *,
+    *refs,
+    has_lens: bool,
     sched: Schedule,
     tiles_per_split: int,
     num_slots: int,
@@ -200,13 +195,19 @@ def _kernel(
       where it won (docs/pallas.md, the dispatch table).
 
     With ``sched.prefetch`` the loop gathers one step ahead (``prefetching_step``).
+    Without ``has_lens`` (no ``topk_lens`` operand) every candidate counts: the padded
+    columns are -1, inactive like any hole.
     """
+    if has_lens:
+        indices_ref, lens_ref, q_ref, pool_ref, out_ref, lse_ref = refs
+    else:
+        indices_ref, q_ref, pool_ref, out_ref, lse_ref = refs
     head_block, split, token = pl.program_id(0), pl.program_id(1), pl.program_id(2)
     block_h, block_k = sched.block_h, sched.block_k
     major = sched.candidates_major
     cand_axis = 0 if major else 1  # the candidate axis of scores
     heads = pl.ds(head_block * block_h, block_h)
-    topk_len = lens_ref[token]
+    topk_len = lens_ref[token] if has_lens else None
     queries, query_exponent, bad_query = _unit_queries(q_ref, token, head_block, block_h, num_heads)
     # The per-head score factor 2^(query exponent) * sm_scale * SCORE_UNITS, its mantissa
     # static; a step adds the exponent of its scales' unit (attend).
@@ -222,8 +223,10 @@ def _kernel(
 
     def fetch(i, slots):
         """Issue the gathers of the split's ``i``-th ``block_k`` candidates (none past the end)."""
-        column = (split * tiles_per_split + i) * block_k + lax.iota(jnp.int32, block_k)
-        active = (column < topk_len) & valid_slots(slots, num_slots) & (i < tiles_per_split)
+        active = valid_slots(slots, num_slots) & (i < tiles_per_split)
+        if has_lens:
+            column = (split * tiles_per_split + i) * block_k + lax.iota(jnp.int32, block_k)
+            active &= column < topk_len
         rows = jnp.where(active, slots, 0)  # a safe address; the mask keeps it unread
         scales = _row_scales(pool_ref, rows, active)
         codes = [_row_codes(pool_ref, rows, active, c) for c in range(NUM_TILES)]
@@ -372,10 +375,12 @@ def attend_splits(q, pool, indices, topk_lens, sm_scale: float, sched: Schedule,
     tiles_per_split = sched.tiles(indices.shape[1])
     grid = (padded_heads // sched.block_h, sched.num_splits, num_tokens)
     # Inside shard_map the operands share their mesh axes, and so do the results.
-    operands = same_varying_axes(indices, topk_lens, q, pool)
+    has_lens = not counts_every_candidate(topk_lens)
+    operands = same_varying_axes(indices, *([topk_lens] if has_lens else []), q, pool)
     struct_kw = type_keywords(jax.typeof(operands[0]))
     kernel = functools.partial(
         _kernel,
+        has_lens=has_lens,
         sched=sched,
         tiles_per_split=tiles_per_split,
         num_slots=num_slots,
