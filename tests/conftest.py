@@ -44,6 +44,10 @@ def pytest_collection_modifyitems(config, items):
             if skip and name in item.keywords:
                 item.add_marker(pytest.mark.skip(reason=why))
     config.stash.setdefault(_NATIVE, {})["have_nvcc"] = have_nvcc
+    # The tests that need the session's native build run last (in their order), so the
+    # build started in the background at collection is done before the first of them
+    # instead of stalling the run for a few minutes of nvcc.
+    items.sort(key=lambda item: "native_library" in item.fixturenames)
 
 
 def pytest_collection_finish(session):

@@ -9,7 +9,7 @@ Every implementation module answers the same three questions:
 - the operation itself, ``sparse_mla(q, pool, indices, topk_lens, sm_scale, *, device,
   **options)`` or ``write_kv(pool, latent, slots, *, device)``, over arguments the public
   API has validated and normalised (2-D pool; ``topk_lens`` int32 ``[T]``, or
-  :data:`~jax_glm_nope.candidates.EVERY_CANDIDATE` (``[0]``) when the call gave none;
+  ``candidates.EVERY_CANDIDATE`` (``[0]``) when the call gave none;
   each write slot named once): nothing below re-validates. ``device`` is the dispatch
   decision's :class:`~jax_glm_nope.device.Device`, the one to size the work for; an
   implementation never asks for the current device itself.
