@@ -72,6 +72,7 @@ def spec_id(spec: dict) -> str:
 
 
 NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
+BUILD_NICENESS = 10
 _NATIVE = pytest.StashKey[dict]()
 
 _BUILD_SCRIPT = (
@@ -137,6 +138,9 @@ def _start_native_build(config, items, have_nvcc: bool) -> None:
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        # Below the tests' priority: nvcc takes the cores the tests leave idle, and the
+        # tests that need the library run last (pytest_collection_modifyitems).
+        preexec_fn=lambda: os.nice(BUILD_NICENESS),
     )
     config.stash[_NATIVE].update(process=process, log=log, started=time.monotonic())
     say(
