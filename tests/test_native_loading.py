@@ -9,6 +9,7 @@ test, not a dead pytest. Nothing here needs a GPU; the real build's case needs n
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pathlib
 import shutil
@@ -30,15 +31,41 @@ _E_MACHINE = 18  # offset of e_machine in the ELF header
 _E_SHOFF = 40  # offset of e_shoff
 
 
-def _register_in_a_subprocess(*, variable: str | None = None, path: str | None = None):
+_ATTEMPTS = """
+import json, os, sys
+import jax_glm_nope as jgn
+for how, target in json.loads(sys.argv[1]):
+    os.environ.pop("JAX_GLM_NOPE_FFI_LIBRARY", None)
+    if how == "variable":
+        os.environ["JAX_GLM_NOPE_FFI_LIBRARY"] = target
+    try:
+        jgn.register_ffi_targets(target if how == "path" else None)
+        said = "REGISTERED"
+    except Exception as err:
+        said = f"{type(err).__name__}: {err}"
+    print("ATTEMPT " + json.dumps([how, target, said]), flush=True)
+"""
+
+
+def _register_in_a_subprocess(attempts: list[tuple[str, str]]) -> list[str]:
+    """Register the library named by each ``(how, target)`` in turn, in one fresh process
+    (``how``: "variable", through ``JAX_GLM_NOPE_FFI_LIBRARY``, or "path", the argument):
+    what each attempt said, its error or ``REGISTERED``. A crash fails the test."""
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     env.pop("JAX_GLM_NOPE_FFI_LIBRARY", None)
-    if variable is not None:
-        env["JAX_GLM_NOPE_FFI_LIBRARY"] = variable
-    code = f"import jax_glm_nope as jgn\njgn.register_ffi_targets({path!r})\nprint('REGISTERED')"
-    return subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300, cwd=os.getcwd()
+    done = subprocess.run(
+        [sys.executable, "-c", _ATTEMPTS, json.dumps(attempts)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=os.getcwd(),
     )
+    assert done.returncode == 0, f"rc {done.returncode} (a crash is negative):\n{done.stderr[-2000:]}"
+    lines = [line for line in done.stdout.splitlines() if line.startswith("ATTEMPT ")]
+    said = [json.loads(line[len("ATTEMPT ") :]) for line in lines]
+    assert [tuple(s[:2]) for s in said] == [tuple(a) for a in attempts], done.stdout[-2000:]
+    return [s[2] for s in said]
 
 
 def _end_of_segments(data: bytes) -> int:
@@ -67,16 +94,21 @@ def _truncated_copies(source: pathlib.Path, folder: pathlib.Path) -> list[pathli
     return [half, cut]
 
 
-def _check_truncated(source: pathlib.Path, folder: pathlib.Path) -> None:
-    for copy in _truncated_copies(source, folder):
-        done = _register_in_a_subprocess(variable=str(copy))
-        assert done.returncode == 1, f"rc {done.returncode} (a crash is negative):\n{done.stderr[-2000:]}"
-        said = f"JAX_GLM_NOPE_FFI_LIBRARY names {copy}, which is truncated"
-        assert said in done.stderr, done.stderr[-2000:]
-        done = _register_in_a_subprocess(path=str(copy))
-        assert done.returncode == 1, f"rc {done.returncode} (a crash is negative):\n{done.stderr[-2000:]}"
-        assert f"path: {copy}, which is truncated" in done.stderr, done.stderr[-2000:]
-    assert "loadable segment" in done.stderr  # the second copy: caught by its segments alone
+def _check_truncated(source: pathlib.Path, folder: pathlib.Path, *, then_whole: bool = False) -> None:
+    """Each truncated copy of ``source``, named by the variable and by the argument, is an
+    error naming it, in one process that goes on (then, with ``then_whole``, the whole
+    file registers in that same process)."""
+    copies = _truncated_copies(source, folder)
+    attempts = [(how, str(copy)) for copy in copies for how in ("variable", "path")]
+    said = _register_in_a_subprocess(attempts + ([("variable", str(source))] if then_whole else []))
+    for (how, copy), error in zip(attempts, said, strict=False):
+        if how == "variable":
+            assert f"JAX_GLM_NOPE_FFI_LIBRARY names {copy}, which is truncated" in error, error
+        else:
+            assert f"path: {copy}, which is truncated" in error, error
+    assert "loadable segment" in said[len(attempts) - 1]  # the second copy: caught by its segments alone
+    if then_whole:
+        assert said[-1] == "REGISTERED", said[-1]
 
 
 def test_a_truncated_library_is_an_error_naming_the_variable_not_a_crash(tmp_path):
@@ -85,9 +117,7 @@ def test_a_truncated_library_is_an_error_naming_the_variable_not_a_crash(tmp_pat
 
 @pytest.mark.nvcc
 def test_a_truncated_copy_of_our_library_is_an_error_not_a_crash(native_library, tmp_path):
-    _check_truncated(pathlib.Path(native_library), tmp_path)
-    done = _register_in_a_subprocess(variable=str(native_library))  # the whole file loads
-    assert done.returncode == 0 and "REGISTERED" in done.stdout, done.stderr[-2000:]
+    _check_truncated(pathlib.Path(native_library), tmp_path, then_whole=True)
 
 
 def _written(path: pathlib.Path, data: bytes) -> pathlib.Path:
