@@ -1,11 +1,13 @@
 """What the native-build tests share: a fake nvcc (a script that writes empty objects
-and ptxas-style output, so a build runs anywhere in milliseconds) and a machine with no
-nvcc at all."""
+and ptxas-style output, so a build runs anywhere in milliseconds), a machine with no
+nvcc at all, and what a shared library needs from the system (``readelf``)."""
 
 from __future__ import annotations
 
 import json
 import pathlib
+import re
+import subprocess
 import sys
 
 import pytest
@@ -99,3 +101,51 @@ def no_nvcc(tmp_path, monkeypatch):
     monkeypatch.setattr(toolchain, "DEFAULT_NVCC", str(tmp_path / "no_cuda" / "bin" / "nvcc"))
     monkeypatch.setattr(toolchain, "_wheel_nvcc", lambda: [])
     monkeypatch.setattr(library, "prebuilt_dir", lambda: None)
+
+
+# auditwheel's manylinux_2_28 policy (x86_64): the newest symbol version of each system
+# library family it allows. scripts/build_wheel.sh refuses a wheel that needs more.
+MANYLINUX_2_28 = {"GLIBC": (2, 28), "GLIBCXX": (3, 4, 24), "CXXABI": (1, 3, 11), "GCC": (7, 0, 0)}
+
+
+def readelf(*args: str) -> str:
+    return subprocess.run(["readelf", *args], capture_output=True, text=True, check=True).stdout
+
+
+def version_needs(path: pathlib.Path) -> dict[str, set[str]]:
+    """The library's version needs (``readelf -V``): needed file -> version names."""
+    listing = readelf("-V", "-W", str(path))
+    needs: dict[str, set[str]] = {}
+    current: set[str] | None = None
+    for line in listing.split(".gnu.version_r", 1)[-1].splitlines():
+        if file := re.search(r"File: (\S+)", line):
+            current = needs.setdefault(file.group(1), set())
+        elif (name := re.search(r"Name: (\S+)", line)) and current is not None:
+            current.add(name.group(1))
+    return needs
+
+
+def needed_libraries(path: pathlib.Path) -> list[str]:
+    """The library's ``DT_NEEDED`` entries, in order."""
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", readelf("-d", "-W", str(path)))
+
+
+def versions_of(needs: dict[str, set[str]], family: str) -> set[tuple[int, ...]]:
+    """The numbered versions of one family (``GLIBC``, ``GLIBCXX``) among ``needs``."""
+    pattern = re.compile(rf"{family}_(\d+(?:\.\d+)*)")
+    return {
+        tuple(map(int, match.group(1).split(".")))
+        for names in needs.values()
+        for name in names
+        if (match := pattern.fullmatch(name))
+    }
+
+
+def newer_than_manylinux_2_28(needs: dict[str, set[str]]) -> list[str]:
+    """The version names among ``needs`` that manylinux_2_28's policy does not allow."""
+    return sorted(
+        f"{family}_{'.'.join(map(str, version))}"
+        for family, newest in MANYLINUX_2_28.items()
+        for version in versions_of(needs, family)
+        if version > newest
+    )

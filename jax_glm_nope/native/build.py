@@ -6,18 +6,22 @@ or whose architectures are not in the list is compiled once with its feature mac
 set to 0, so its targets exist and answer ``Unimplemented`` with a message saying how
 the library was built.
 
+The link exports the handlers and queries alone (:func:`version_script`), and
+:mod:`.glibc_stubs` binds the static CUDA runtime's glibc calls to their pre-2.34
+versions.
+
 A build is keyed by the files it compiles (each unit's source and the ``ffi/`` headers
-it includes, transitively: :func:`source_files`), this recipe, the architecture list,
-the XLA FFI API version of jax's headers (what the binary interface depends on, not
-jax's release number), the nvcc version and the FlashInfer header hash; nothing else
-under ``ffi/`` and nothing outside it (the lab in ``research/``) changes the key. A
-build lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default ``~/.cache/jax_glm_nope``) under a
-file lock, so several processes build once, with ``build.json`` beside it (the
-manifest: what it was built from and for, read by :mod:`.library` to decide whether a
-library serves this process). ``ptxas -v`` runs on every unit; the
-resource report (registers, shared memory, spills per kernel) is written beside the
-library as ``ptxas.json``, and our own units must not spill. Progress is logged
-(``logging.getLogger("jax_glm_nope.native")``). Nothing here runs at import time.
+it includes, transitively: :func:`source_files`), this recipe (this module and
+:mod:`.glibc_stubs`), the architecture list, the XLA FFI API version of jax's headers
+(what the binary interface depends on, not jax's release number), the nvcc version and
+the FlashInfer header hash; nothing else under ``ffi/`` and nothing outside it (the lab
+in ``research/``) changes the key. A build lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default
+``~/.cache/jax_glm_nope``) under a file lock, so several processes build once, with
+``build.json`` beside it (the manifest: what it was built from and for, read by
+:mod:`.library` to decide whether a library serves this process). ``ptxas -v`` runs on
+every unit; the resource report (registers, shared memory, spills per kernel) is written
+beside the library as ``ptxas.json``, and our own units must not spill. Progress is
+logged (``logging.getLogger("jax_glm_nope.native")``). Nothing here runs at import time.
 
 Environment variables (besides :mod:`.toolchain`'s):
 
@@ -46,6 +50,7 @@ import time
 
 from .. import layout
 from ..version import __version__
+from . import glibc_stubs
 from .toolchain import (
     BuildError,
     check_flashinfer_headers,
@@ -178,8 +183,11 @@ def source_hash(sources: pathlib.Path | None = None) -> str:
 
 
 def recipe_hash() -> str:
-    """sha256 of this module: the compiler flags live here."""
-    return hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
+    """sha256 of this module (the compiler flags) and of :mod:`.glibc_stubs` (the link's)."""
+    digest = hashlib.sha256()
+    for module in (__file__, glibc_stubs.__file__):
+        digest.update(pathlib.Path(module).read_bytes())
+    return digest.hexdigest()
 
 
 def check_layout_header(sources: pathlib.Path) -> None:
@@ -444,6 +452,7 @@ def build(
             exports = build_dir / "exports.map"
             exports.write_text(version_script())
             link = [nvcc, "-shared", "-Xlinker", f"--version-script={exports}", "-o", str(staged)]
+            link += glibc_stubs.write_stubs(build_dir / "glibc_stubs")
             _run(link + [str(obj) for _, obj, _ in jobs])
             (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
             (target.parent / MANIFEST_NAME).write_text(json.dumps(described, indent=1))
