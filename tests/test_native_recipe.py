@@ -67,6 +67,10 @@ def test_units_get_their_archs_and_feature_macros(fake_nvcc):
         args = compiles[unit]
         assert "-DJAX_GLM_NOPE_WITH_FLASHINFER=0" in args  # switched off: Unimplemented, saying so
         assert not any("flashinfer/data" in a or "cccl" in a for a in args)
+    # The libstdc++ compatibility unit is host code alone, and linked like every unit.
+    assert gencodes(compiles["ours/host/libstdcxx_compat.cc"]) == []
+    (link,) = [args for args in fake_nvcc.calls() if "-shared" in args]
+    assert any(arg.endswith("ours__host__libstdcxx_compat.cc.o") for arg in link)
     for args in compiles.values():
         assert "-O3" in args and "--use_fast_math" not in args and "-v" in args
 

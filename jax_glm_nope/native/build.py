@@ -6,9 +6,11 @@ or whose architectures are not in the list is compiled once with its feature mac
 set to 0, so its targets exist and answer ``Unimplemented`` with a message saying how
 the library was built.
 
-The link exports the handlers and queries alone (:func:`version_script`), and
-:mod:`.glibc_stubs` binds the static CUDA runtime's glibc calls to their pre-2.34
-versions.
+The link exports the handlers and queries alone (:func:`version_script`) and keeps what
+the library needs from the system within manylinux_2_28: :mod:`.glibc_stubs` binds the
+static CUDA runtime's glibc calls to their pre-2.34 versions, and a host-only unit
+(``ffi/ours/host/libstdcxx_compat.cc``) carries the two libstdc++ entry points newer
+than GCC 7's that GCC's headers make the units call.
 
 A build is keyed by the files it compiles (each unit's source and the ``ffi/`` headers
 it includes, transitively: :func:`source_files`), this recipe (this module and
@@ -98,6 +100,7 @@ class Unit:
     needs_flashinfer: bool = False
     ours: bool = True  # our code: ptxas must report no spills
     always: bool = False  # compiled for its archs even when the list leaves them out
+    host: bool = False  # host code alone: nvcc hands it to the host compiler, no -gencode
 
 
 UNITS = (
@@ -119,6 +122,9 @@ UNITS = (
         needs_flashinfer=True,
         ours=False,
     ),
+    # Local copies of the libstdc++ entry points newer than manylinux_2_28's, which GCC's
+    # headers make the units above call (docs/ffi.md, "Which glibc the companion wheel needs").
+    Unit("ours/host/libstdcxx_compat.cc", (), host=True),
 )
 
 
@@ -265,6 +271,8 @@ def _gencode(arch: str, ptx: bool = False) -> list[str]:
 
 def unit_archs(unit: Unit, archs: tuple[str, ...], flashinfer: bool) -> tuple[tuple[str, ...], bool]:
     """``(architectures to compile for, whether the unit's code is switched on)``."""
+    if unit.host:
+        return (), True
     if unit.archs is None:
         return archs, True
     if unit.always:
