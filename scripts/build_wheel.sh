@@ -25,11 +25,13 @@ fi
 OUT="$(realpath -m "${1:-dist}")"
 PY="${PYTHON:-python3}"
 ARCHS="sm_90a,sm_120a,sm_121a"
-# The newest glibc the companion wheel may need. The static CUDA runtime, linked on a
-# glibc of 2.34 or newer, binds its pthread_*, sem_*, shm_* and dl* calls to their
-# GLIBC_2.34 versions (libpthread and libdl merged into libc then), so a build outside a
-# manylinux image gets manylinux_2_34; anything newer is a regression.
-NEWEST_MANYLINUX="2_34"
+# The newest glibc the companion wheel may need: RHEL/Rocky 8, Ubuntu 20.04 and Debian 11
+# install it, as they install jax's CUDA plugin. The build links the static CUDA
+# runtime's pthread_*, sem_*, shm_* and dl* calls to their pre-2.34 versions through stub
+# libraries (jax_glm_nope/native/glibc_stubs.py) and carries its own copies of the two
+# newer libstdc++ entry points GCC's headers call (ffi/ours/host/libstdcxx_compat.cc), so
+# any newer tag is a regression.
+NEWEST_MANYLINUX="2_28"
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$OUT"
@@ -74,7 +76,7 @@ cp ffi/third_party/flashinfer/cccl/LICENSE "$PACKAGE/third_party/cccl/"
 "$TOOLS" -m build --wheel --outdir "$STAGE/linux" "$PACKAGE"
 
 # 4. auditwheel names the oldest manylinux policy the library satisfies (it grafts
-#    nothing: the library needs only libc, libm, libgcc_s and libstdc++).
+#    nothing: the library needs only glibc's libraries, libgcc_s and libstdc++).
 rm -f "$OUT"/jax_glm_nope_cu13-*.whl
 "$TOOLS" -m auditwheel repair --wheel-dir "$OUT" "$STAGE"/linux/jax_glm_nope_cu13-*.whl
 "$TOOLS" -m auditwheel show "$OUT"/jax_glm_nope_cu13-*.whl

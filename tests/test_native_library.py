@@ -1,10 +1,11 @@
 """The native library, really built (nvcc) on a CPU host: sm_90a + sm_120a with
-FlashInfer 0.7.4's vendored headers, every target symbol there and registering, the
-Python scratch rule the compiled one, ptxas reporting no spills in our kernels (the
-sm_90a unit's kernels against the kernel table: tests/test_cuda_sm90.py), and a library built
-without FlashInfer (by two processes at once, which build it once) answering plainly
-in its FlashInfer targets. The FlashInfer build takes ~2.5 minutes on two cores and is
-made once per session (conftest); set ``JAX_GLM_NOPE_CACHE_DIR`` to keep it between runs.
+FlashInfer 0.7.4's vendored headers, every target symbol there and registering, nothing
+needed from the system beyond manylinux_2_28, the Python scratch rule the compiled one,
+ptxas reporting no spills in our kernels (the sm_90a unit's kernels against the kernel
+table: tests/test_cuda_sm90.py), and a library built without FlashInfer (by two
+processes at once, which build it once) answering plainly in its FlashInfer targets. The
+FlashInfer build takes ~2.5 minutes on two cores and is made once per session
+(conftest); set ``JAX_GLM_NOPE_CACHE_DIR`` to keep it between runs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import textwrap
 
 import pytest
 from conftest import NATIVE_TEST_ARCHS as TEST_ARCHS  # noqa: E402
-from native_helpers import LOGGER
+from native_helpers import LOGGER, needed_libraries, newer_than_manylinux_2_28, version_needs
 
 import jax_glm_nope as jgn
 from jax_glm_nope import layout
@@ -131,6 +132,32 @@ def test_the_library_exports_its_handlers_and_queries_and_nothing_else(library):
     loaded = targets.load_library(library)
     for name in targets.QUERIES:
         assert getattr(loaded, name) is not None, name
+
+
+# What a manylinux_2_28 library may link (auditwheel's list has more; ld-linux is the loader).
+SYSTEM_LIBRARIES = {
+    "libc.so.6",
+    "libm.so.6",
+    "libgcc_s.so.1",
+    "libstdc++.so.6",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "librt.so.1",
+    "ld-linux-x86-64.so.2",
+}
+
+
+@pytest.mark.nvcc
+def test_the_library_needs_no_glibc_or_libstdcxx_newer_than_manylinux_2_28(library):
+    """With the glibc link stubs and the libstdc++ compatibility unit, the static CUDA
+    runtime's pthread/sem/shm/dl calls bind their pre-2.34 versions and GCC's headers
+    leave no GLIBCXX_3.4.25+ call: the companion wheel gets manylinux_2_28 or older."""
+    needs = version_needs(library)
+    assert newer_than_manylinux_2_28(needs) == [], needs
+    assert set(needed_libraries(library)) <= SYSTEM_LIBRARIES, needed_libraries(library)
+    script = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "build_wheel.sh"
+    if script.is_file():  # a checkout: the wheel's gate is this policy
+        assert 'NEWEST_MANYLINUX="2_28"' in script.read_text()
 
 
 def test_the_queries_are_the_ones_ffi_defines_and_python_reads():
