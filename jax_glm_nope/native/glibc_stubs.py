@@ -140,7 +140,7 @@ def write_stubs(folder: pathlib.Path) -> list[str]:
     on the link's search path, or ``[]`` (logged) when this host needs or allows none."""
     compiler, readelf = _tool("cc", "gcc"), _tool("readelf")
     libc, stubs = stub_table(compiler, readelf) if compiler and readelf else (None, {})
-    if libc is None:
+    if compiler is None or libc is None:
         log.info(
             "jax_glm_nope: no glibc link stubs (no C compiler, readelf or libc.so.6 found): "
             "the library needs the glibc it is linked against"
