@@ -52,10 +52,12 @@ _CONCURRENT_BUILD = textwrap.dedent(
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def concurrent_builds(tmp_path_factory):
     """Two processes build the library with ``flashinfer=False`` into one fresh cache at
-    the same time (the CLI, ``jax-glm-nope build-ffi --without-flashinfer``)."""
+    the same time (the CLI, ``jax-glm-nope build-ffi --without-flashinfer``). Session-scoped:
+    its two users run apart (the one that needs the session's build runs last), and a
+    module-scoped fixture would be torn down between them and built again."""
     cache = tmp_path_factory.mktemp("concurrent_cache")
     env = {k: v for k, v in os.environ.items() if k != "JAX_GLM_NOPE_FFI_LIBRARY"}
     env.update(JAX_GLM_NOPE_CACHE_DIR=str(cache), JAX_PLATFORMS="cpu")
