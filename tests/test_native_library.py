@@ -14,6 +14,7 @@ import logging
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -53,12 +54,16 @@ _CONCURRENT_BUILD = textwrap.dedent(
 
 
 @pytest.fixture(scope="session")
-def concurrent_builds(tmp_path_factory):
+def concurrent_builds(tmp_path_factory, native_library):
     """Two processes build the library with ``flashinfer=False`` into one fresh cache at
-    the same time (the CLI, ``jax-glm-nope build-ffi --without-flashinfer``). Session-scoped:
-    its two users run apart (the one that needs the session's build runs last), and a
-    module-scoped fixture would be torn down between them and built again."""
+    the same time (the CLI, ``jax-glm-nope build-ffi --without-flashinfer``). The cache
+    holds the session build's unit objects, as a cache where the FlashInfer build ran does,
+    so only FlashInfer's two units (switched off) and the link are new. Session-scoped: a
+    module-scoped fixture would be torn down between its two users and built again."""
     cache = tmp_path_factory.mktemp("concurrent_cache")
+    kept = native_library.parent.parent / build.OBJECTS_NAME
+    if kept.is_dir():  # absent when the session's library was built before objects were kept
+        shutil.copytree(kept, cache / build.OBJECTS_NAME)
     env = {k: v for k, v in os.environ.items() if k != "JAX_GLM_NOPE_FFI_LIBRARY"}
     env.update(JAX_GLM_NOPE_CACHE_DIR=str(cache), JAX_PLATFORMS="cpu")
     procs = [
@@ -218,7 +223,8 @@ def test_two_processes_building_at_once_build_once(concurrent_builds):
     assert max(w[0] for w in windows) < min(w[1] for w in windows), "the two builds did not overlap"
     entries = sorted(p.name for p in cache.iterdir())
     key = pathlib.Path(path).parent.name
-    assert entries == sorted([key, key + ".lock", build.LAST_BUILD_NAME])  # one build, its time recorded once
+    # one build, its time recorded once, beside the unit objects
+    assert entries == sorted([key, key + ".lock", build.LAST_BUILD_NAME, build.OBJECTS_NAME])
     beside = sorted(p.name for p in pathlib.Path(path).parent.iterdir())
     assert beside == sorted([build.LIBRARY_NAME, build.MANIFEST_NAME, "ptxas.json"])
 

@@ -1,7 +1,8 @@
 """The build recipe with a fake nvcc (no compiler needed, milliseconds): logging, each
 unit's archs, macros and include paths, spill refusal, the ptxas parser, the lock
-(two processes build once), the cache key (exactly the compiled files, the archs,
-FlashInfer, nvcc and the XLA FFI API version), the arch list and the CLI."""
+(two processes build once), the unit objects another build reuses, the cache key
+(exactly the compiled files, the archs, FlashInfer, nvcc and the XLA FFI API version),
+the arch list and the CLI."""
 
 from __future__ import annotations
 
@@ -188,6 +189,60 @@ def test_lock_makes_concurrent_fake_builds_build_once(fake_nvcc, tmp_path):
     assert max(float(f[1]) for f in fields) < min(float(f[2]) for f in fields), "no overlap"
     assert fake_nvcc.links() == 1 and len(fake_nvcc.compiles()) == len(build.UNITS)
     assert sum("building the native library" in err for _, err in outs) == 1
+
+
+def test_another_build_compiles_only_the_units_whose_command_differs(fake_nvcc):
+    """Unit objects are kept by their own key: a FlashInfer build after one without it
+    compiles FlashInfer's two units alone (the others' commands are the same), its ptxas
+    report still covers every unit, and ``force`` compiles everything again."""
+
+    def compiled() -> list[str]:
+        return [args[args.index("-c") + 1] for args in fake_nvcc.calls() if "-c" in args]
+
+    without = build.build(TEST_ARCHS, flashinfer=False)
+    assert len(compiled()) == len(build.UNITS)
+    objects = build.cache_dir() / build.OBJECTS_NAME
+    assert len(list(objects.glob("*.o"))) == len(list(objects.glob("*.ptxas"))) == len(build.UNITS)
+    assert not list(objects.glob("*.tmp"))
+    with_flashinfer = build.build(TEST_ARCHS, flashinfer=True)
+    assert with_flashinfer.parent != without.parent and fake_nvcc.links() == 2
+    again = compiled()[len(build.UNITS) :]
+    assert sorted(pathlib.Path(a).relative_to(build.ffi_source_dir()).as_posix() for a in again) == [
+        "flashinfer/sm120/decode.cu",
+        "flashinfer/sm120/prefill.cu",
+    ]
+    reported = {(r["unit"], r["arch"]) for r in build.ptxas_report(with_flashinfer)}
+    assert {("ours/generic/kv_rows.cu", "sm_90a"), ("ours/sm90/sparse_mla.cu", "sm_90a")} <= reported
+    assert ("flashinfer/sm120/decode.cu", "sm_120a") in reported  # switched on this time
+    build.build(TEST_ARCHS, flashinfer=False, force=True)
+    assert len(compiled()) == 2 * len(build.UNITS) + 2
+
+
+def test_a_changed_source_or_recipe_is_compiled_again(fake_nvcc, checkout_copy):
+    build.build(TEST_ARCHS, flashinfer=False)
+    first = len(fake_nvcc.calls())
+    kv_rows = checkout_copy / "ffi" / "ours" / "generic" / "kv_rows.cu"
+    kv_rows.write_text(kv_rows.read_text() + "\n// changed\n")
+    build.build(TEST_ARCHS, flashinfer=False)
+    # every unit's key holds the sources' hash: one edit compiles every unit again
+    assert sum("-c" in args for args in fake_nvcc.calls()[first:]) == len(build.UNITS)
+
+
+def test_the_unit_key_names_folders_by_role_and_keys_flashinfer_only_where_read(tmp_path):
+    described = {"sources": "s", "recipe": "r", "ffi_api": [0, 1], "nvcc": "n", "flashinfer_headers": "h1"}
+    ffi, data = tmp_path / "ffi", tmp_path / "ffi" / "third_party" / "flashinfer"
+
+    def key(build_dir, headers="h1", flashinfer=False):
+        command = ["/x/nvcc", "-O3", "-I", str(ffi), "-c", str(ffi / "a.cu"), "-o", str(build_dir / "a.o")]
+        if flashinfer:
+            command[2:2] = ["-I", str(data / "include")]
+        record = dict(described, flashinfer_headers=headers)
+        return build.unit_key(command, record, {"BUILD": build_dir, "FFI": ffi, "FLASHINFER": data})
+
+    assert key(tmp_path / "b1") == key(tmp_path / "b2")  # the temporary build folder is not keyed
+    assert key(tmp_path / "b1", headers="h2") == key(tmp_path / "b1")  # not read: not keyed
+    assert key(tmp_path / "b1", flashinfer=True) != key(tmp_path / "b1")
+    assert key(tmp_path / "b1", "h2", flashinfer=True) != key(tmp_path / "b1", flashinfer=True)
 
 
 # ---------------------------------------------------------------- the cache key

@@ -20,7 +20,11 @@ the FlashInfer header hash; nothing else under ``ffi/`` and nothing outside it (
 in ``research/``) changes the key. A build lands in ``$JAX_GLM_NOPE_CACHE_DIR`` (default
 ``~/.cache/jax_glm_nope``) under a file lock, so several processes build once, with
 ``build.json`` beside it (the manifest: what it was built from and for, read by
-:mod:`.library` to decide whether a library serves this process). ``ptxas -v`` runs on
+:mod:`.library` to decide whether a library serves this process). Each unit's object
+and its ``ptxas`` output are kept too (``objects/`` in the cache root, keyed by the
+unit's own compile command and the keyed inputs above), so a build for another
+architecture list, or with FlashInfer where one was without, compiles only the units
+whose command differs (``force`` compiles every unit again). ``ptxas -v`` runs on
 every unit; the resource report (registers, shared memory, spills per kernel) is written
 beside the library as ``ptxas.json``, and our own units must not spill. Progress is
 logged (``logging.getLogger("jax_glm_nope.native")``). Nothing here runs at import time.
@@ -45,6 +49,7 @@ import logging
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,6 +90,8 @@ EXPORTED = ("JaxGlmNope*", "jax_glm_nope_*")
 # In the cache root: how long the last build there took, for the next build's progress
 # line (the time depends on the cores and their load, so a measured one beats a constant).
 LAST_BUILD_NAME = "last_build.json"
+# In the cache root: each unit's object and ptxas output, by the unit's key (:func:`unit_key`).
+OBJECTS_NAME = "objects"
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -319,6 +326,47 @@ def _compile_command(nvcc, unit: Unit, archs, sources, obj, flashinfer_data, ena
     return command + ["-c", str(sources / unit.source), "-o", str(obj)]
 
 
+def unit_key(command: list[str], described: dict, paths: dict[str, pathlib.Path | None]) -> str:
+    """The key of one unit's object: its compile command (less nvcc's path and the output,
+    the folders in ``paths`` named by their role) and the build's keyed inputs that reach
+    a unit: sources, recipe, XLA FFI API, nvcc version, and FlashInfer's header hash when
+    the command reads FlashInfer's headers (``paths["FLASHINFER"]``)."""
+    named_paths = [(str(path), role) for role, path in paths.items() if path is not None]
+    named_paths.sort(key=lambda pair: -len(pair[0]))
+    args = command[1 : command.index("-o")]
+
+    def named(arg: str) -> str:
+        for path, role in named_paths:  # longest first where one folder holds another
+            arg = arg.replace(path, role)
+        return arg
+
+    record = {name: described[name] for name in ("sources", "recipe", "ffi_api", "nvcc")}
+    record["command"] = [named(arg) for arg in args]
+    if any("FLASHINFER" in arg for arg in record["command"]):
+        record["flashinfer_headers"] = described["flashinfer_headers"]
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _compile(command: list[str], obj: pathlib.Path, kept: pathlib.Path, force: bool) -> str:
+    """Compile one unit into ``obj`` and return ptxas's output, or copy the object a build
+    here already compiled with the same key (``kept``, without its suffix)."""
+    kept_obj, kept_log = kept.with_suffix(".o"), kept.with_suffix(".ptxas")
+    if not force and kept_obj.is_file() and kept_log.is_file():
+        shutil.copyfile(kept_obj, obj)
+        return kept_log.read_text()
+    stderr = _run(command)
+    try:  # the log first: an object present means its log is too; each appears whole
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        staged = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
+        staged.write_text(stderr)
+        os.replace(staged, kept_log)
+        shutil.copyfile(obj, staged)
+        os.replace(staged, kept_obj)
+    except OSError:  # keeping objects saves a later build time; failing to loses nothing
+        pass
+    return stderr
+
+
 _PTXAS_FUNCTION = re.compile(r"Compiling entry function '(\S+)' for '(\w+)'")
 _PTXAS_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 _PTXAS_USAGE = re.compile(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?")
@@ -442,15 +490,17 @@ def build(
         with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
             build_dir = pathlib.Path(tmp)
             jobs = []
+            paths = {"BUILD": build_dir, "FFI": sources, "FLASHINFER": flashinfer_data}
             for unit in UNITS:
                 unit_targets, enabled = unit_archs(unit, archs, flashinfer)
                 obj = build_dir / (unit.source.replace("/", "__") + ".o")
                 command = _compile_command(nvcc, unit, unit_targets, sources, obj, flashinfer_data, enabled)
-                jobs.append((unit, obj, command))
+                kept = cache_dir() / OBJECTS_NAME / unit_key(command, described, paths)
+                jobs.append((unit, obj, command, kept))
             with concurrent.futures.ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
-                outputs = list(pool.map(_run, [command for _, _, command in jobs]))
+                outputs = list(pool.map(lambda job: _compile(job[2], job[1], job[3], force), jobs))
             report = []
-            for (unit, _, _), stderr in zip(jobs, outputs, strict=True):
+            for (unit, *_), stderr in zip(jobs, outputs, strict=True):
                 for record in parse_ptxas(stderr):
                     report.append({"unit": unit.source, "ours": unit.ours, **record})
             spilled = [r for r in report if r["ours"] and r["spill_stores"]]
@@ -461,7 +511,7 @@ def build(
             exports.write_text(version_script())
             link = [nvcc, "-shared", "-Xlinker", f"--version-script={exports}", "-o", str(staged)]
             link += glibc_stubs.write_stubs(build_dir / "glibc_stubs")
-            _run(link + [str(obj) for _, obj, _ in jobs])
+            _run(link + [str(obj) for _, obj, *_ in jobs])
             (target.parent / "ptxas.json").write_text(json.dumps(report, indent=1))
             (target.parent / MANIFEST_NAME).write_text(json.dumps(described, indent=1))
             os.replace(staged, target)  # atomic: a reader sees all or nothing
