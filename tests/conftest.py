@@ -1,4 +1,5 @@
 import contextlib
+import glob
 import os
 import pathlib
 import shutil
@@ -21,6 +22,25 @@ def _device():
 
 
 # The markers (gpu, sm90, sm120, nvcc, slow) are registered in pyproject.toml, once.
+
+
+def _nvidia_gpu_present() -> bool:
+    """An NVIDIA GPU this process could use, found without initializing CUDA (the xdist
+    controller must not take GPU memory its workers need)."""
+    if os.environ.get("JAX_PLATFORMS", "").strip().lower() == "cpu":
+        return False
+    return bool(glob.glob("/dev/nvidia[0-9]*") or glob.glob("/proc/driver/nvidia/gpus/*"))
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (the README's command): on a CPU-only machine, a test process per core, up
+    to four (one process keeps two cores about three quarters busy: JAX traces on one
+    thread); with an NVIDIA GPU, 0: the tests run in pytest's own process, as the GPU tests
+    expect the GPU to themselves."""
+    if _nvidia_gpu_present():
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(4, cores) if cores > 1 else 0
 
 
 def pytest_collection_modifyitems(config, items):
@@ -72,7 +92,7 @@ def spec_id(spec: dict) -> str:
 
 
 NATIVE_TEST_ARCHS = ("sm_90a", "sm_120a")
-BUILD_NICENESS = 10
+BUILD_NICENESS = 5
 _NATIVE = pytest.StashKey[dict]()
 
 _BUILD_SCRIPT = (
@@ -138,8 +158,9 @@ def _start_native_build(config, items, have_nvcc: bool) -> None:
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
-        # Below the tests' priority: nvcc takes the cores the tests leave idle, and the
-        # tests that need the library run last (pytest_collection_modifyitems).
+        # A little below the tests' priority, and the tests that need the library run last
+        # (pytest_collection_modifyitems). Further below, with a test process per core, it
+        # got so little of them that those tests waited for it at the end.
         preexec_fn=lambda: os.nice(BUILD_NICENESS),
     )
     config.stash[_NATIVE].update(process=process, log=log, started=time.monotonic())

@@ -220,6 +220,26 @@ def test_ci_runs_the_readmes_test_command():
     assert typed[-1][:2] == ["pytest", "-q"]
 
 
+def test_n_auto_is_a_process_per_core_up_to_four_and_one_process_with_a_gpu(monkeypatch):
+    """The README's ``-n auto`` (pytest-xdist, in the test extra) as tests/conftest.py sizes it."""
+    import conftest
+
+    assert '"pytest-xdist"' in pyproject()
+    devices: list[str] = []
+    monkeypatch.setattr(conftest.glob, "glob", lambda pattern: [d for d in devices if pattern[:5] in d])
+    monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+    for cores, processes in ((1, 0), (2, 2), (3, 3), (64, 4)):
+        monkeypatch.setattr(conftest.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        assert conftest.pytest_xdist_auto_num_workers(None) == processes
+    devices.append("/dev/nvidia0")
+    assert conftest.pytest_xdist_auto_num_workers(None) == 0  # the GPU tests share no GPU
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")  # the GPU left out: a process per core again
+    assert conftest.pytest_xdist_auto_num_workers(None) == 4
+    devices[:] = ["/proc/driver/nvidia/gpus/0000:01:00.0"]
+    monkeypatch.delenv("JAX_PLATFORMS")
+    assert conftest.pytest_xdist_auto_num_workers(None) == 0
+
+
 def test_the_supported_jax_range_is_stated_once():
     assert f'"jax{pallas.SUPPORTED_JAX}"' in pyproject()
     assert f'"jaxlib{pallas.SUPPORTED_JAX}"' in pyproject()
