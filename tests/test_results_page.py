@@ -88,7 +88,8 @@ def test_batch_invariant_rows_get_their_cost_beside_the_default():
     def row(name, us, status="ok"):
         return {
             "label": "decode T=1 H=8 K=64", "implementation": name, "status": status, "us": us,
-            "out_err": 1e-3, "accurate": True, "mode": "decode", "tokens": 1, "heads": 8, "candidates": 64, "reason": "r",
+            "out_err": 1e-3, "accurate": True, "mode": "decode", "tokens": 1, "heads": 8, "candidates": 64,
+            "reason": "r",
         }  # fmt: skip
 
     run = {
