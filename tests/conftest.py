@@ -103,15 +103,22 @@ _BUILD_SCRIPT = (
 
 
 def say(config, message: str) -> None:
-    """One line on the terminal, under ``-q`` and output capture too (a long step says so)."""
+    """One line on the terminal, under ``-q`` and output capture too (a long step says so).
+    In pytest-xdist's test processes, whose reporter reaches no terminal, the first one
+    (``gw0``) writes to its standard error, which is the terminal's; the others keep quiet."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None:
+    if (reporter is None and worker is None) or worker not in (None, "gw0"):
         return
     capture = config.pluginmanager.get_plugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
-        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):  # after -q's dots
-            reporter.write("\n")
-        reporter.write_line(message)
+        if worker is not None:
+            sys.stderr.write(f"\n{message}\n")
+            sys.stderr.flush()
+        else:
+            if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):  # after -q's dots
+                reporter.write("\n")
+            reporter.write_line(message)
 
 
 def _native_cache_dir(config) -> pathlib.Path:
