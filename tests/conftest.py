@@ -167,8 +167,8 @@ def _start_native_build(config, items, have_nvcc: bool) -> None:
         stderr=subprocess.STDOUT,
         # Below the tests' priority: nvcc takes the cores the tests leave idle, and the
         # tests that need the library run last (pytest_collection_modifyitems). With a test
-        # process per core those tests may wait for it briefly; at nice 5 the whole run
-        # took longer (570 s against 530 s on two cores: the tests slowed more than the wait).
+        # process per core those tests may wait for it briefly; at a higher priority the
+        # whole run took longer (the tests slowed more than that wait shrank).
         preexec_fn=lambda: os.nice(BUILD_NICENESS),
     )
     config.stash[_NATIVE].update(process=process, log=log, started=time.monotonic())
